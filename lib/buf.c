@@ -1,0 +1,215 @@
+/*
+ * buf.c - byte buffers and the varint encoding of the stream format.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+void
+buf_release(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+unsigned char *
+buf_reserve(struct buf *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 256;
+		unsigned char *p;
+
+		while (cap - b->len < n)
+			cap *= 2;
+		if ((p = realloc(b->data, cap)) == NULL) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->data = p;
+		b->cap = cap;
+	}
+	return b->data + b->len;
+}
+
+void
+buf_put(struct buf *b, const void *p, size_t n)
+{
+	unsigned char *d = buf_reserve(b, n);
+
+	if (d != NULL && n > 0) {
+		memcpy(d, p, n);
+		b->len += n;
+	}
+}
+
+void
+buf_put_u8(struct buf *b, unsigned v)
+{
+	unsigned char c = (unsigned char)v;
+
+	buf_put(b, &c, 1);
+}
+
+void
+buf_put_u16(struct buf *b, uint16_t v)
+{
+	unsigned char c[2] = { v & 0xff, v >> 8 };
+
+	buf_put(b, c, 2);
+}
+
+void
+buf_put_u32(struct buf *b, uint32_t v)
+{
+	unsigned char c[4] = { v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff,
+	    v >> 24 };
+
+	buf_put(b, c, 4);
+}
+
+void
+buf_put_u64(struct buf *b, uint64_t v)
+{
+	buf_put_u32(b, (uint32_t)v);
+	buf_put_u32(b, (uint32_t)(v >> 32));
+}
+
+void
+buf_put_var(struct buf *b, uint64_t v)
+{
+	unsigned char *d = buf_reserve(b, 10);
+	size_t n = 0;
+
+	if (d == NULL)
+		return;
+	while (v >= 0x80) {
+		d[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	d[n++] = (unsigned char)v;
+	b->len += n;
+}
+
+void
+buf_put_svar(struct buf *b, int64_t v)
+{
+	/* Zigzag: small magnitudes of either sign stay short. */
+	buf_put_var(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void
+buf_put_bytes(struct buf *b, const void *p, size_t n)
+{
+	buf_put_var(b, n);
+	buf_put(b, p, n);
+}
+
+void
+buf_put_str(struct buf *b, const char *s)
+{
+	buf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+void
+cursor_init(struct cursor *c, const void *p, size_t len)
+{
+	c->p = p;
+	c->end = c->p + len;
+	c->bad = 0;
+}
+
+size_t
+cursor_left(const struct cursor *c)
+{
+	return (size_t)(c->end - c->p);
+}
+
+const unsigned char *
+cursor_take(struct cursor *c, size_t n)
+{
+	const unsigned char *p = c->p;
+
+	if (c->bad || cursor_left(c) < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+unsigned
+cursor_u8(struct cursor *c)
+{
+	const unsigned char *p = cursor_take(c, 1);
+
+	return p ? p[0] : 0;
+}
+
+uint16_t
+cursor_u16(struct cursor *c)
+{
+	const unsigned char *p = cursor_take(c, 2);
+
+	return p ? le16(p) : 0;
+}
+
+uint32_t
+cursor_u32(struct cursor *c)
+{
+	const unsigned char *p = cursor_take(c, 4);
+
+	return p ? le32(p) : 0;
+}
+
+uint64_t
+cursor_u64(struct cursor *c)
+{
+	const unsigned char *p = cursor_take(c, 8);
+
+	return p ? le64(p) : 0;
+}
+
+uint64_t
+cursor_var(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 64; shift += 7) {
+		const unsigned char *p = cursor_take(c, 1);
+
+		if (p == NULL)
+			return 0;
+		v |= (uint64_t)(*p & 0x7f) << shift;
+		if ((*p & 0x80) == 0)
+			return v;
+	}
+	c->bad = 1;		/* more than ten bytes */
+	return 0;
+}
+
+int64_t
+cursor_svar(struct cursor *c)
+{
+	uint64_t v = cursor_var(c);
+
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+const unsigned char *
+cursor_bytes(struct cursor *c, size_t *len)
+{
+	uint64_t n = cursor_var(c);
+
+	if (n > cursor_left(c)) {
+		c->bad = 1;
+		*len = 0;
+		return NULL;
+	}
+	*len = (size_t)n;
+	return cursor_take(c, (size_t)n);
+}

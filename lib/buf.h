@@ -1,0 +1,76 @@
+/*
+ * buf.h - a growable byte buffer with little-endian and varint encoders,
+ * and a bounds-checked cursor to decode them again.
+ *
+ * The stream format is built from these: unsigned LEB128 varints, zigzag
+ * varints for signed values, fixed little-endian words, and byte strings
+ * as a varint length followed by the bytes.
+ *
+ * A struct buf owns its memory (buf_release() frees it).  A struct cursor
+ * only points at memory someone else owns.  Decoding never reads past the
+ * end: a read that would sets cursor.bad and returns zero, so a caller can
+ * decode a whole record and check once at the end.
+ */
+#ifndef BUF_H
+#define BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	unsigned char *data;
+	size_t len, cap;
+	int oom;		/* an allocation failed; contents are short */
+};
+
+void buf_release(struct buf *b);
+/* Makes room for `n` more bytes; returns a pointer to them, NULL if OOM. */
+unsigned char *buf_reserve(struct buf *b, size_t n);
+void buf_put(struct buf *b, const void *p, size_t n);
+void buf_put_u8(struct buf *b, unsigned v);
+void buf_put_u16(struct buf *b, uint16_t v);
+void buf_put_u32(struct buf *b, uint32_t v);
+void buf_put_u64(struct buf *b, uint64_t v);
+void buf_put_var(struct buf *b, uint64_t v);
+void buf_put_svar(struct buf *b, int64_t v);
+void buf_put_bytes(struct buf *b, const void *p, size_t n);
+void buf_put_str(struct buf *b, const char *s);	/* NULL is "" */
+
+struct cursor {
+	const unsigned char *p, *end;
+	int bad;		/* a read ran past the end or was malformed */
+};
+
+void cursor_init(struct cursor *c, const void *p, size_t len);
+unsigned cursor_u8(struct cursor *c);
+uint16_t cursor_u16(struct cursor *c);
+uint32_t cursor_u32(struct cursor *c);
+uint64_t cursor_u64(struct cursor *c);
+uint64_t cursor_var(struct cursor *c);
+int64_t cursor_svar(struct cursor *c);
+/* A length-prefixed byte string; *len gets its length. */
+const unsigned char *cursor_bytes(struct cursor *c, size_t *len);
+const unsigned char *cursor_take(struct cursor *c, size_t n);
+size_t cursor_left(const struct cursor *c);
+
+/* Little-endian loads from memory the caller has bounds-checked. */
+static inline uint16_t
+le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t
+le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * lzxpress.c - MS-XCA "Plain LZ77" (LZXpress) compression and
+ * decompression, [MS-XCA] sections 2.3 and 2.4, as used by compressed ETW
+ * buffers (etl-format.md section 1.6).
+ *
+ * The stream is a sequence of 32-bit little-endian flag words, each
+ * followed by the 32 items it describes, most significant bit first: a 0
+ * bit is one literal byte, a 1 bit a match.  A match is a u16 holding
+ * (offset - 1) << 3 | min(length - 3, 7); a 7 asks for more length, taken
+ * from a half byte (two matches share one byte, low nibble first), then
+ * from a whole byte, then from a u16 or, if that is 0, a u32 holding the
+ * length minus 3.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "lzxpress.h"
+
+#define WINDOW		8192		/* largest offset a match can encode */
+#define MIN_MATCH	4		/* what the hash table can find */
+#define MAX_MATCH	0xffffffffUL	/* keeps length - 3 within the u32 form */
+#define HASH_BITS	12
+#define ACCEL_SHIFT	5		/* misses before the search step grows */
+
+/* The input side of the decompressor. */
+struct lzx_reader {
+	const unsigned char	*base;	/* start of the input, for err_at */
+	const unsigned char	*p;	/* next unread byte */
+	const unsigned char	*end;
+	const unsigned char	*half;	/* byte whose high nibble is unused */
+	const unsigned char	*fail;	/* where decoding failed */
+};
+
+/* The output side of the compressor. */
+struct lzx_writer {
+	unsigned char		*base;
+	unsigned char		*p;	/* next free byte */
+	unsigned char		*end;
+	unsigned char		*flagp;	/* home of the flag word being filled */
+	unsigned char		*half;	/* byte whose high nibble is unused */
+	uint32_t		 flags;
+	unsigned		 nflags;	/* bits already in `flags` */
+};
+
+static uint32_t
+load16(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t
+load32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static void
+store16(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+}
+
+static void
+store32(unsigned char *p, uint32_t v)
+{
+	store16(p, v & 0xffff);
+	store16(p + 2, v >> 16);
+}
+
+/* Records where decoding failed; returns -1 for the caller to pass on. */
+static int
+reader_fail(struct lzx_reader *r, const unsigned char *at)
+{
+	r->fail = at;
+	return -1;
+}
+
+/* The 4-bit length step: half of a byte shared by two matches. */
+static int
+read_nibble(struct lzx_reader *r, unsigned *nibble)
+{
+	if (r->half != NULL) {
+		*nibble = *r->half >> 4;
+		r->half = NULL;
+		return 0;
+	}
+	if (r->p == r->end)
+		return reader_fail(r, r->p);
+	*nibble = *r->p & 15;
+	r->half = r->p++;
+	return 0;
+}
+
+/*
+ * The length of a match whose 3-bit length was 7, less 3.  The spec
+ * rejects a u16/u32 length below 22, since a shorter form would have held
+ * it; accepting it would also let a hostile stream loop without progress.
+ */
+static int
+read_long_length(struct lzx_reader *r, uint64_t *len)
+{
+	const unsigned char *at;
+	unsigned nibble;
+	uint32_t v;
+
+	if (read_nibble(r, &nibble) == -1)
+		return -1;
+	if (nibble < 15) {
+		*len = 7 + nibble;
+		return 0;
+	}
+	if (r->p == r->end)
+		return reader_fail(r, r->p);
+	if (*r->p < 255) {
+		*len = 7 + 15 + *r->p++;
+		return 0;
+	}
+	at = ++r->p;
+	if (r->end - r->p < 2)
+		return reader_fail(r, at);
+	v = load16(r->p);
+	r->p += 2;
+	if (v == 0) {
+		at = r->p;
+		if (r->end - r->p < 4)
+			return reader_fail(r, at);
+		v = load32(r->p);
+		r->p += 4;
+	}
+	if (v < 7 + 15)
+		return reader_fail(r, at);
+	*len = v;
+	return 0;
+}
+
+/*
+ * Copies `n` bytes from `offset` back.  When source and destination
+ * overlap each byte must see the ones just written, so only a
+ * non-overlapping copy may use memcpy.
+ */
+static void
+copy_match(unsigned char *op, size_t offset, size_t n)
+{
+	const unsigned char *from = op - offset;
+
+	if (offset >= n && n > 16) {
+		memcpy(op, from, n);
+		return;
+	}
+	while (n-- > 0)
+		*op++ = *from++;
+}
+
+/* Decodes one match and copies it, cut short at `oend`. */
+static int
+decode_match(struct lzx_reader *r, const unsigned char *out,
+    unsigned char **op, const unsigned char *oend)
+{
+	const unsigned char *at = r->p;
+	uint32_t token;
+	uint64_t len;
+	size_t offset, room;
+
+	if (r->end - r->p < 2)
+		return reader_fail(r, at);
+	token = load16(r->p);
+	r->p += 2;
+	offset = (token >> 3) + 1;
+	len = token & 7;
+	if (len == 7 && read_long_length(r, &len) == -1)
+		return -1;
+	len += 3;
+	if (offset > (size_t)(*op - out))
+		return reader_fail(r, at);
+	room = (size_t)(oend - *op);
+	if (len > room)
+		len = room;
+	copy_match(*op, offset, (size_t)len);
+	*op += len;
+	return 0;
+}
+
+long
+lzxpress_decompress(const unsigned char *in, size_t in_len,
+    unsigned char *out, size_t out_len, size_t *err_at)
+{
+	struct lzx_reader r;
+	unsigned char *op = out;
+	const unsigned char *oend;
+	uint32_t flags = 0;
+	unsigned nflags = 0;
+
+	if (out_len == 0)
+		return 0;
+	r.base = r.p = in;
+	r.end = in + in_len;
+	r.half = r.fail = NULL;
+	oend = out + out_len;
+	while (op < oend) {
+		if (nflags == 0) {
+			if (r.end - r.p < 4) {
+				reader_fail(&r, r.p);
+				break;
+			}
+			flags = load32(r.p);
+			r.p += 4;
+			nflags = 32;
+		}
+		nflags--;
+		if ((flags >> nflags & 1) == 0) {
+			if (r.p == r.end) {
+				reader_fail(&r, r.p);
+				break;
+			}
+			*op++ = *r.p++;
+		} else if (decode_match(&r, out, &op, oend) == -1)
+			break;
+	}
+	if (r.fail == NULL)
+		return (long)(op - out);
+	if (err_at != NULL)
+		*err_at = (size_t)(r.fail - r.base);
+	return -1;
+}
+
+size_t
+lzxpress_bound(size_t len)
+{
+	size_t words = len / 32 + 1;
+
+	if (len > SIZE_MAX - 4 * words)
+		return SIZE_MAX;
+	return len + 4 * words;
+}
+
+/* Opens the first flag word; -1 if not even that fits. */
+static int
+writer_init(struct lzx_writer *w, unsigned char *out, size_t cap)
+{
+	if (cap < 4)
+		return -1;
+	w->base = w->flagp = out;
+	w->p = out + 4;
+	w->end = out + cap;
+	w->half = NULL;
+	w->flags = 0;
+	w->nflags = 0;
+	return 0;
+}
+
+/*
+ * Stores a full flag word and reserves room for the next.  The spec
+ * reserves it even when no item follows: the decoder then finds the
+ * terminating flag word there.
+ */
+static int
+flush_flags(struct lzx_writer *w)
+{
+	store32(w->flagp, w->flags);
+	if (w->end - w->p < 4)
+		return -1;
+	w->flagp = w->p;
+	w->p += 4;
+	w->flags = 0;
+	w->nflags = 0;
+	return 0;
+}
+
+static int
+put_literals(struct lzx_writer *w, const unsigned char *src, size_t n)
+{
+	size_t chunk;
+
+	while (n > 0) {
+		chunk = 32 - w->nflags;
+		if (chunk > n)
+			chunk = n;
+		if ((size_t)(w->end - w->p) < chunk)
+			return -1;
+		memcpy(w->p, src, chunk);
+		w->p += chunk;
+		src += chunk;
+		n -= chunk;
+		/* A whole word of literals leaves `flags` 0: no 32-bit shift. */
+		if (chunk < 32)
+			w->flags <<= chunk;
+		w->nflags += chunk;
+		if (w->nflags == 32 && flush_flags(w) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The bytes a match of length `len` adds to the output. */
+static size_t
+match_size(const struct lzx_writer *w, size_t len)
+{
+	size_t m = len - 3, size = 2;
+
+	if (m < 7)
+		return size;
+	if (w->half == NULL)
+		size++;
+	if (m < 7 + 15)
+		return size;
+	if (m < 7 + 15 + 255)
+		return size + 1;
+	if (m < 0x10000)
+		return size + 3;
+	return size + 7;
+}
+
+/* Writes the lengths beyond 9; `m` is the length less 3. */
+static void
+put_long_length(struct lzx_writer *w, size_t m)
+{
+	unsigned nibble = m - 7 < 15 ? (unsigned)(m - 7) : 15;
+
+	if (w->half == NULL) {
+		w->half = w->p;
+		*w->p++ = nibble;
+	} else {
+		*w->half |= nibble << 4;
+		w->half = NULL;
+	}
+	if (nibble < 15)
+		return;
+	if (m - 7 - 15 < 255) {
+		*w->p++ = m - 7 - 15;
+		return;
+	}
+	*w->p++ = 255;
+	if (m < 0x10000) {
+		store16(w->p, m);
+		w->p += 2;
+		return;
+	}
+	store16(w->p, 0);
+	store32(w->p + 2, m);
+	w->p += 6;
+}
+
+static int
+put_match(struct lzx_writer *w, size_t offset, size_t len)
+{
+	uint32_t token = (uint32_t)(offset - 1) << 3;
+
+	if ((size_t)(w->end - w->p) < match_size(w, len))
+		return -1;
+	if (len - 3 < 7)
+		store16(w->p, token | (len - 3));
+	else
+		store16(w->p, token | 7);
+	w->p += 2;
+	if (len - 3 >= 7)
+		put_long_length(w, len - 3);
+	w->flags = w->flags << 1 | 1;
+	if (++w->nflags == 32)
+		return flush_flags(w);
+	return 0;
+}
+
+/*
+ * Pads the last flag word with 1 bits: a decoder that does not know the
+ * output size stops at a match flag with no input left.
+ */
+static long
+writer_finish(struct lzx_writer *w)
+{
+	unsigned pad = 32 - w->nflags;
+
+	if (pad == 32)
+		w->flags = 0xffffffff;
+	else
+		w->flags = (w->flags << pad) | (((uint32_t)1 << pad) - 1);
+	store32(w->flagp, w->flags);
+	return (long)(w->p - w->base);
+}
+
+static uint32_t
+hash4(const unsigned char *p)
+{
+	return (load32(p) * 2654435761u) >> (32 - HASH_BITS);
+}
+
+/* How far `a` repeats `b` (b < a), up to `end`. */
+static size_t
+common_length(const unsigned char *a, const unsigned char *b,
+    const unsigned char *end)
+{
+	const unsigned char *start = a;
+	uint64_t x, y;
+
+	while (end - a >= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			break;
+		a += 8;
+		b += 8;
+	}
+	while (a < end && *a == *b) {
+		a++;
+		b++;
+	}
+	return (size_t)(a - start);
+}
+
+/*
+ * Looks up `*ip` in the hash table and records it there.  Positions are
+ * kept modulo 2^32; a stale or colliding entry is caught by comparing the
+ * bytes.  On a match, moves *ip back over bytes that also match (they
+ * were going to be literals) and returns its length and offset.
+ */
+static size_t
+find_match(uint32_t *table, const unsigned char *in,
+    const unsigned char **ip, const unsigned char *anchor,
+    const unsigned char *end, size_t *offset)
+{
+	const unsigned char *p = *ip, *from, *limit;
+	uint32_t h = hash4(p), pos = (uint32_t)(p - in);
+	uint32_t dist = pos - table[h];
+
+	table[h] = pos;
+	if (dist == 0 || dist > WINDOW || dist > (size_t)(p - in))
+		return 0;
+	from = p - dist;
+	if (load32(from) != load32(p))
+		return 0;
+	while (p > anchor && from > in && p[-1] == from[-1]) {
+		p--;
+		from--;
+	}
+	limit = (size_t)(end - p) > MAX_MATCH ? p + MAX_MATCH : end;
+	*ip = p;
+	*offset = dist;
+	return common_length(p, from, limit);
+}
+
+/* The LZ77 pass: a greedy parse with a one-entry-per-hash table. */
+static int
+compress_body(struct lzx_writer *w, const unsigned char *in, size_t in_len)
+{
+	uint32_t table[1 << HASH_BITS];
+	const unsigned char *ip = in, *anchor = in, *end = in + in_len;
+	const unsigned char *last = in + in_len - MIN_MATCH;
+	size_t len, offset, step, misses = 0;
+
+	memset(table, 0, sizeof(table));
+	while (ip <= last) {
+		len = find_match(table, in, &ip, anchor, end, &offset);
+		if (len == 0) {
+			/* Incompressible stretches are skipped faster. */
+			step = 1 + (misses++ >> ACCEL_SHIFT);
+			if (step > (size_t)(last - ip))
+				break;
+			ip += step;
+			continue;
+		}
+		if (put_literals(w, anchor, (size_t)(ip - anchor)) == -1 ||
+		    put_match(w, offset, len) == -1)
+			return -1;
+		ip += len;
+		anchor = ip;
+		misses = 0;
+		if (ip - 2 <= last)
+			table[hash4(ip - 2)] = (uint32_t)(ip - 2 - in);
+	}
+	return put_literals(w, anchor, (size_t)(end - anchor));
+}
+
+long
+lzxpress_compress(const unsigned char *in, size_t in_len,
+    unsigned char *out, size_t out_cap)
+{
+	struct lzx_writer w;
+
+	if (writer_init(&w, out, out_cap) == -1)
+		return -1;
+	if (in_len >= MIN_MATCH) {
+		if (compress_body(&w, in, in_len) == -1)
+			return -1;
+	} else if (put_literals(&w, in, in_len) == -1)
+		return -1;
+	return writer_finish(&w);
+}

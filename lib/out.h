@@ -1,0 +1,139 @@
+/*
+ * out.h - writes tables of typed values as text, CSV or JSON Lines.
+ *
+ * A writer is opened on a FILE for one format, then given any number of
+ * tables, each as out_table_begin(), rows, out_table_end().  The caller
+ * keeps the FILE (out never closes it) and everything it passes in: out
+ * copies column descriptions and row values before a call returns, so
+ * nothing the caller gives needs to outlive the call.
+ *
+ * Return values: functions returning int give 0, or -1 with errno set when
+ * a write failed (or memory ran out, ENOMEM, or the calls came in the
+ * wrong order, EINVAL).  Because stdio buffers, a failed write may only
+ * show at out_close(), so its result is the one to check.
+ *
+ * The formats, exactly:
+ *
+ * text	For a terminal.  Each table: a line with its name if the name is
+ *	not empty, a header line of column names (with " (unit)" when the
+ *	column has a unit), a line of dashes as wide as each column, then
+ *	the rows.  Tables after the first are preceded by an empty line.
+ *	Columns are separated by two spaces; i64, u64, f64 and ns are
+ *	right-aligned, other types left-aligned; lines carry no trailing
+ *	spaces.  Widths count UTF-8 code points and are taken from the
+ *	first OUT_TEXT_ROWS rows, which are held back; later rows are
+ *	written at once with those widths, a longer value pushing the rest
+ *	of its line to the right.  Control characters in values are shown
+ *	as \t, \n, \r or \xHH so that a value cannot break a line or send
+ *	escape sequences to the terminal.
+ *
+ * csv	RFC 4180, UTF-8 without a BOM, CRLF after every record.  Each
+ *	table: a header row of column names, then the rows.  Tables after
+ *	the first are preceded by an empty line.  A field is quoted only if
+ *	it holds a comma, a double quote, CR or LF.  NULL is an empty field.
+ *	The table name and units are not written.
+ *
+ * jsonl	One JSON object per row, members in column order and named by
+ *	the columns.  i64, u64 and f64 are numbers (a non-finite f64 is
+ *	null), ns is an integer number of nanoseconds, bool is true or
+ *	false, NULL is null; everything else is a string in the text form
+ *	of value_format().  Invalid UTF-8 becomes U+FFFD.  Nothing marks
+ *	where a table starts: names and units are not written.
+ */
+#ifndef OUT_H
+#define OUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "value.h"
+
+/* Rows the text format holds back to measure its columns. */
+#define OUT_TEXT_ROWS	4096
+
+struct out_column {
+	const char *name;
+	enum value_type type;
+	const char *unit;	/* "" if none; NULL is taken as "" */
+};
+
+struct out;
+
+/*
+ * Opens a writer of `format` ("text", "csv", "jsonl") on fp.
+ * @return : NULL for an unknown format (errno EINVAL) or no memory.
+ */
+struct out *out_open(const char *format, FILE *fp);
+
+/*
+ * Starts a table; `name` says what it is (e.g. "stats") and may be "".
+ * The columns are copied.  A table must be ended before the next begins.
+ */
+int out_table_begin(struct out *o, const char *name,
+    const struct out_column *cols, size_t ncols);
+
+/* One row: ncols values in column order. */
+int out_table_row(struct out *o, const struct value *cells);
+
+int out_table_end(struct out *o);
+
+/*
+ * Ends a table left open, flushes fp and frees o.
+ * @return : 0, or -1 if any write failed (check ferror(fp)) or memory ran
+ *	out since out_open(), so that the output is incomplete; errno is
+ *	that of the first failure.
+ */
+int out_close(struct out *o);
+
+/* The format names, NULL-terminated, for usage messages. */
+const char *const *out_format_names(void);
+
+/*
+ * The rest is the interface between out.c and the format files
+ * (out_text.c, out_csv.c, out_jsonl.c); callers have no use for it.
+ */
+
+/* A growable byte buffer, reused from row to row so rows cost no malloc. */
+struct out_buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+};
+
+/* Makes room for `more` bytes after len; -1 (ENOMEM) if it cannot. */
+int out_buf_reserve(struct out_buf *b, size_t more);
+int out_buf_add(struct out_buf *b, const void *p, size_t n);
+int out_buf_add_str(struct out_buf *b, const char *s);
+/* Appends value_format()'s text of v, without a NUL. */
+int out_buf_add_value(struct out_buf *b, const struct value *v);
+/* Writes the contents to fp and empties b; -1 if the write failed. */
+int out_buf_write(struct out_buf *b, FILE *fp);
+void out_buf_free(struct out_buf *b);
+
+/*
+ * A format's writer is a struct of its own that starts with a struct
+ * out_writer.  out.c checks the order of calls and copies the columns
+ * before calling begin; the columns stay valid until end returns.
+ * `index` counts the tables begun before this one.  free releases the
+ * writer without flushing fp.
+ */
+struct out_writer;
+
+struct out_writer_ops {
+	int (*begin)(struct out_writer *w, const char *name,
+	    const struct out_column *cols, size_t ncols, size_t index);
+	int (*row)(struct out_writer *w, const struct value *cells);
+	int (*end)(struct out_writer *w);
+	void (*free)(struct out_writer *w);
+};
+
+struct out_writer {
+	const struct out_writer_ops *ops;
+};
+
+/* Each returns NULL (ENOMEM) if it cannot allocate. */
+struct out_writer *out_text_open(FILE *fp);
+struct out_writer *out_csv_open(FILE *fp);
+struct out_writer *out_jsonl_open(FILE *fp);
+
+#endif

@@ -1,0 +1,888 @@
+/*
+ * stream_read.c - turns zstd frames back into records.
+ *
+ * One whole frame is decompressed at a time (a frame never holds more
+ * than STREAM_FRAME_MAX bytes, and records never span frames), then its
+ * records are handed out one by one.  Definitions are copied into an
+ * arena of fixed chunks, so pointers into it stay put until the next
+ * HEADER starts a new section.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "buf.h"
+#include "stream.h"
+
+#define ARENA_CHUNK	(256 * 1024)
+#define INBUF_SIZE	(128 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	unsigned char data[];
+};
+
+/* An array of pointers indexed by definition id. */
+struct deftab {
+	void **items;
+	size_t cap;
+};
+
+struct stream_reader {
+	unsigned flags;
+	FILE *fp;
+	const char *name;
+	ZSTD_DCtx *dctx;
+
+	unsigned char *inbuf;
+	ZSTD_inBuffer in;
+	uint64_t in_offset;	/* input bytes consumed before inbuf */
+	uint64_t frame_offset;	/* where the current frame began */
+	int in_eof;
+
+	unsigned char *frame;	/* decompressed frame */
+	size_t frame_len, pos;
+
+	struct arena_chunk *arena;
+	struct deftab strings, classes, processes, threads, images, stacks;
+	const struct stream_trace *trace;
+	uint32_t *pidmap;	/* pid -> process id, open addressing */
+	size_t pidmap_cap, pidmap_count;
+
+	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
+	uint64_t frames[STREAM_STACK_MAX];	/* when stacks are not kept */
+	struct stream_column *cols;
+	size_t cols_cap;
+	struct value *rowcells;
+	size_t rowcells_cap;
+
+	int in_section;		/* a HEADER came and no END yet */
+	int failed;
+	char error[256];
+};
+
+static enum stream_status
+reader_fail(struct stream_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	char what[160];
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(r->error, sizeof(r->error), "%s: %s (offset 0x%llx)",
+	    r->name, what, (unsigned long long)offset);
+	r->failed = 1;
+	return STREAM_ERROR;
+}
+
+static void *
+arena_alloc(struct stream_reader *r, size_t n)
+{
+	struct arena_chunk *c = r->arena;
+
+	n = (n + 7) & ~(size_t)7;
+	if (c == NULL || c->cap - c->used < n) {
+		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		if ((c = malloc(sizeof(*c) + cap)) == NULL)
+			return NULL;
+		c->next = r->arena;
+		c->used = 0;
+		c->cap = cap;
+		r->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static char *
+arena_strndup(struct stream_reader *r, const unsigned char *s, size_t len)
+{
+	char *p = arena_alloc(r, len + 1);
+
+	if (p != NULL) {
+		if (len > 0)
+			memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+static void
+arena_free(struct stream_reader *r)
+{
+	while (r->arena != NULL) {
+		struct arena_chunk *next = r->arena->next;
+
+		free(r->arena);
+		r->arena = next;
+	}
+}
+
+static int
+deftab_set(struct deftab *t, uint64_t id, void *item)
+{
+	if (id == 0 || id > UINT32_MAX)
+		return -1;
+	if (id >= t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		void **items;
+
+		while (cap <= id)
+			cap *= 2;
+		if ((items = realloc(t->items, cap * sizeof(*items))) == NULL)
+			return -1;
+		memset(items + t->cap, 0, (cap - t->cap) * sizeof(*items));
+		t->items = items;
+		t->cap = cap;
+	}
+	t->items[id] = item;
+	return 0;
+}
+
+static void *
+deftab_get(const struct deftab *t, stream_id id)
+{
+	return id < t->cap ? t->items[id] : NULL;
+}
+
+static void
+deftab_clear(struct deftab *t)
+{
+	if (t->items != NULL)
+		memset(t->items, 0, t->cap * sizeof(*t->items));
+}
+
+static void
+section_reset(struct stream_reader *r)
+{
+	arena_free(r);
+	deftab_clear(&r->strings);
+	deftab_clear(&r->classes);
+	deftab_clear(&r->processes);
+	deftab_clear(&r->threads);
+	deftab_clear(&r->images);
+	deftab_clear(&r->stacks);
+	if (r->pidmap != NULL)
+		memset(r->pidmap, 0, r->pidmap_cap * 2 * sizeof(*r->pidmap));
+	r->pidmap_count = 0;
+	r->trace = NULL;
+}
+
+struct stream_reader *
+stream_reader_new(unsigned flags)
+{
+	struct stream_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->flags = flags;
+	r->dctx = ZSTD_createDCtx();
+	r->inbuf = malloc(INBUF_SIZE);
+	r->frame = malloc(STREAM_FRAME_MAX);
+	if (r->dctx == NULL || r->inbuf == NULL || r->frame == NULL) {
+		stream_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+stream_reader_free(struct stream_reader *r)
+{
+	if (r == NULL)
+		return;
+	section_reset(r);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->inbuf);
+	free(r->frame);
+	free(r->strings.items);
+	free(r->classes.items);
+	free(r->processes.items);
+	free(r->threads.items);
+	free(r->images.items);
+	free(r->stacks.items);
+	free(r->pidmap);
+	free(r->cols);
+	free(r->rowcells);
+	free(r);
+}
+
+void
+stream_reader_open_file(struct stream_reader *r, FILE *fp, const char *name)
+{
+	r->fp = fp;
+	r->name = name;
+	r->in.src = r->inbuf;
+	r->in.size = r->in.pos = 0;
+	r->in_offset = 0;
+	r->in_eof = 0;
+	r->frame_len = r->pos = 0;
+	r->in_section = 0;
+	r->failed = 0;
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+}
+
+const char *
+stream_reader_error(const struct stream_reader *r)
+{
+	return r->error;
+}
+
+int
+stream_reader_truncated(const struct stream_reader *r)
+{
+	return r->in_section;
+}
+
+/* Refills the input buffer; returns 0 at end of input. */
+static size_t
+fill_input(struct stream_reader *r)
+{
+	size_t n;
+
+	r->in_offset += r->in.pos;
+	r->in.pos = 0;
+	n = fread(r->inbuf, 1, INBUF_SIZE, r->fp);
+	r->in.size = n;
+	if (n == 0)
+		r->in_eof = 1;
+	return n;
+}
+
+/*
+ * Decompresses the next whole frame into r->frame.
+ * @return : STREAM_OK, STREAM_EOF at a clean end, or STREAM_ERROR.
+ */
+static enum stream_status
+next_frame(struct stream_reader *r)
+{
+	ZSTD_outBuffer out = { r->frame, STREAM_FRAME_MAX, 0 };
+	size_t ret;
+
+	if (r->in.pos == r->in.size && fill_input(r) == 0)
+		return ferror(r->fp) ? reader_fail(r, r->in_offset,
+		    "read error: %s", strerror(errno)) : STREAM_EOF;
+	r->frame_offset = r->in_offset + r->in.pos;
+	for (;;) {
+		ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
+		if (ZSTD_isError(ret))
+			return reader_fail(r, r->frame_offset,
+			    "corrupt frame: %s", ZSTD_getErrorName(ret));
+		if (ret == 0)
+			break;
+		if (out.pos == out.size)
+			return reader_fail(r, r->frame_offset,
+			    "frame larger than %u bytes", STREAM_FRAME_MAX);
+		if (r->in.pos == r->in.size && fill_input(r) == 0)
+			return ferror(r->fp) ? reader_fail(r, r->in_offset,
+			    "read error: %s", strerror(errno)) :
+			    reader_fail(r, r->frame_offset, "truncated frame");
+	}
+	r->frame_len = out.pos;
+	r->pos = 0;
+	return STREAM_OK;
+}
+
+static const char *
+str_of(const struct stream_reader *r, uint64_t id)
+{
+	const char *s = id <= UINT32_MAX ? deftab_get(&r->strings,
+	    (stream_id)id) : NULL;
+
+	return s ? s : "";
+}
+
+static int
+get_value(struct cursor *c, struct value *v)
+{
+	uint64_t bits;
+
+	v->type = cursor_u8(c);
+	switch (v->type) {
+	case VAL_I64:
+	case VAL_NS:
+		v->v.i = cursor_svar(c);
+		break;
+	case VAL_U64:
+	case VAL_HEX:
+	case VAL_UTC:
+	case VAL_BOOL:
+		v->v.u = cursor_var(c);
+		break;
+	case VAL_F64:
+		bits = cursor_u64(c);
+		memcpy(&v->v.f, &bits, 8);
+		break;
+	case VAL_STR:
+	case VAL_BYTES:
+		v->v.s.ptr = (const char *)cursor_bytes(c, &v->v.s.len);
+		break;
+	case VAL_GUID:
+		v->v.s.ptr = (const char *)cursor_take(c, 16);
+		v->v.s.len = 16;
+		break;
+	case VAL_NULL:
+		break;
+	default:
+		return -1;
+	}
+	return c->bad ? -1 : 0;
+}
+
+static int
+parse_header(struct stream_reader *r, struct cursor *c, struct stream_record *rec)
+{
+	const unsigned char *magic = cursor_take(c, sizeof(STREAM_MAGIC));
+	size_t len;
+	const unsigned char *producer;
+
+	if (magic == NULL || memcmp(magic, STREAM_MAGIC, sizeof(STREAM_MAGIC)))
+		return -1;
+	rec->u.header.major = cursor_u16(c);
+	rec->u.header.minor = cursor_u16(c);
+	producer = cursor_bytes(c, &len);
+	section_reset(r);
+	rec->u.header.producer = arena_strndup(r, producer ? producer :
+	    (const unsigned char *)"", len);
+	return 0;
+}
+
+static const char *
+get_str(struct stream_reader *r, struct cursor *c)
+{
+	size_t len;
+	const unsigned char *p = cursor_bytes(c, &len);
+
+	return arena_strndup(r, p ? p : (const unsigned char *)"", len);
+}
+
+static int
+parse_trace(struct stream_reader *r, struct cursor *c, struct stream_trace *t)
+{
+	struct stream_trace *copy;
+
+	t->source = get_str(r, c);
+	t->format = get_str(r, c);
+	t->logger = get_str(r, c);
+	t->start_utc = cursor_var(c);
+	t->end_utc = cursor_var(c);
+	t->boot_utc = cursor_var(c);
+	t->perf_freq = cursor_var(c);
+	t->clock_type = (uint32_t)cursor_var(c);
+	t->os_major = (uint32_t)cursor_var(c);
+	t->os_minor = (uint32_t)cursor_var(c);
+	t->os_build = (uint32_t)cursor_var(c);
+	t->cpus = (uint32_t)cursor_var(c);
+	t->cpu_mhz = (uint32_t)cursor_var(c);
+	t->pointer_size = (uint32_t)cursor_var(c);
+	t->log_file_mode = (uint32_t)cursor_var(c);
+	t->buffer_size = (uint32_t)cursor_var(c);
+	t->buffers_written = (uint32_t)cursor_var(c);
+	t->buffers_lost = (uint32_t)cursor_var(c);
+	t->events_lost = (uint32_t)cursor_var(c);
+	t->tz_bias_minutes = (int32_t)cursor_svar(c);
+	t->sample_interval_100ns = (uint32_t)cursor_var(c);
+	if ((copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *t;
+	r->trace = copy;
+	return 0;
+}
+
+static int
+parse_end(struct stream_reader *r, struct cursor *c, struct stream_end *e)
+{
+	e->records = cursor_var(c);
+	e->events = cursor_var(c);
+	e->source_events = cursor_var(c);
+	e->source_bytes = cursor_var(c);
+	e->end_ns = cursor_var(c);
+	e->memory_bytes = cursor_var(c);
+	e->computer = get_str(r, c);
+	return 0;
+}
+
+static int
+parse_diag(struct stream_reader *r, struct cursor *c, struct stream_diag *d)
+{
+	d->what = get_str(r, c);
+	d->count = cursor_var(c);
+	d->first_offset = cursor_var(c);
+	d->bytes = cursor_var(c);
+	return 0;
+}
+
+static int
+parse_string(struct stream_reader *r, struct cursor *c,
+    struct stream_record *rec)
+{
+	uint64_t id = cursor_var(c);
+	size_t len;
+	const unsigned char *p = cursor_bytes(c, &len);
+	char *s;
+
+	if (c->bad || (s = arena_strndup(r, p, len)) == NULL)
+		return -1;
+	rec->u.string.id = (stream_id)id;
+	rec->u.string.text = s;
+	rec->u.string.len = len;
+	return deftab_set(&r->strings, id, s);
+}
+
+static int
+parse_class(struct stream_reader *r, struct cursor *c, struct stream_class *k)
+{
+	const unsigned char *guid;
+	struct stream_class *copy;
+
+	k->id = (stream_id)cursor_var(c);
+	if ((guid = cursor_take(c, 16)) != NULL)
+		memcpy(k->guid, guid, 16);
+	k->provider = str_of(r, cursor_var(c));
+	k->event = str_of(r, cursor_var(c));
+	k->hook = (int32_t)cursor_svar(c);
+	k->event_id = (int32_t)cursor_svar(c);
+	k->version = cursor_u8(c);
+	k->opcode = cursor_u8(c);
+	k->level = cursor_u8(c);
+	k->task = (uint16_t)cursor_var(c);
+	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *k;
+	return deftab_set(&r->classes, k->id, copy);
+}
+
+static void
+pidmap_put(struct stream_reader *r, uint32_t pid, stream_id id)
+{
+	size_t i;
+
+	if ((r->pidmap_count + 1) * 2 > r->pidmap_cap) {
+		size_t cap = r->pidmap_cap ? r->pidmap_cap * 2 : 1024, j;
+		uint32_t *m = calloc(cap * 2, sizeof(*m));
+
+		if (m == NULL)
+			return;
+		/* Re-insert; slot pairs are {pid + 1, process id}. */
+		for (j = 0; j < r->pidmap_cap; j++) {
+			uint32_t k = r->pidmap ? r->pidmap[2 * j] : 0;
+
+			if (k == 0)
+				continue;
+			for (i = (k * 2654435761u) & (cap - 1); m[2 * i] != 0;
+			    i = (i + 1) & (cap - 1))
+				;
+			m[2 * i] = k;
+			m[2 * i + 1] = r->pidmap[2 * j + 1];
+		}
+		free(r->pidmap);
+		r->pidmap = m;
+		r->pidmap_cap = cap;
+	}
+	for (i = ((pid + 1) * 2654435761u) & (r->pidmap_cap - 1);
+	    r->pidmap[2 * i] != 0 && r->pidmap[2 * i] != pid + 1;
+	    i = (i + 1) & (r->pidmap_cap - 1))
+		;
+	if (r->pidmap[2 * i] == 0)
+		r->pidmap_count++;
+	r->pidmap[2 * i] = pid + 1;
+	r->pidmap[2 * i + 1] = id;
+}
+
+static int
+parse_process(struct stream_reader *r, struct cursor *c,
+    struct stream_process *p)
+{
+	struct stream_process *copy;
+
+	p->id = (stream_id)cursor_var(c);
+	p->pid = (uint32_t)cursor_var(c);
+	p->ppid = (uint32_t)cursor_var(c);
+	p->start_ns = cursor_svar(c);
+	p->session = (uint32_t)cursor_var(c);
+	p->key = cursor_var(c);
+	p->name = str_of(r, cursor_var(c));
+	p->cmdline = str_of(r, cursor_var(c));
+	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *p;
+	pidmap_put(r, p->pid, p->id);
+	return deftab_set(&r->processes, p->id, copy);
+}
+
+static int
+parse_thread(struct stream_reader *r, struct cursor *c, struct stream_thread *t)
+{
+	struct stream_thread *copy;
+
+	t->id = (stream_id)cursor_var(c);
+	t->tid = (uint32_t)cursor_var(c);
+	t->pid = (uint32_t)cursor_var(c);
+	t->process = (stream_id)cursor_var(c);
+	t->start_ns = cursor_svar(c);
+	t->name = str_of(r, cursor_var(c));
+	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *t;
+	return deftab_set(&r->threads, t->id, copy);
+}
+
+static int
+parse_image(struct stream_reader *r, struct cursor *c, struct stream_image *im)
+{
+	const unsigned char *guid;
+	struct stream_image *copy;
+
+	im->id = (stream_id)cursor_var(c);
+	im->pid = (uint32_t)cursor_var(c);
+	im->process = (stream_id)cursor_var(c);
+	im->base = cursor_var(c);
+	im->size = cursor_var(c);
+	im->checksum = (uint32_t)cursor_var(c);
+	im->timestamp = (uint32_t)cursor_var(c);
+	im->path = str_of(r, cursor_var(c));
+	if ((guid = cursor_take(c, 16)) != NULL)
+		memcpy(im->pdb_guid, guid, 16);
+	im->pdb_age = (uint32_t)cursor_var(c);
+	im->pdb_name = str_of(r, cursor_var(c));
+	im->original_name = str_of(r, cursor_var(c));
+	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *im;
+	return deftab_set(&r->images, im->id, copy);
+}
+
+static int
+parse_stack(struct stream_reader *r, struct cursor *c, struct stream_stack *s)
+{
+	const unsigned char *raw;
+	uint64_t *frames;
+	struct stream_stack *copy;
+	uint32_t i;
+
+	s->id = (stream_id)cursor_var(c);
+	s->head = (stream_id)cursor_var(c);
+	s->next = (stream_id)cursor_var(c);
+	s->unresolved = cursor_u8(c);
+	s->nframes = (uint32_t)cursor_var(c);
+	if (c->bad || s->nframes > cursor_left(c) / 8 ||
+	    s->nframes > STREAM_STACK_MAX)
+		return -1;
+	raw = cursor_take(c, (size_t)s->nframes * 8);
+	/* Copy, since frames in the record need not be 8-byte aligned. */
+	if ((r->flags & STREAM_KEEP_STACKS) == 0)
+		frames = r->frames;
+	else if ((frames = arena_alloc(r, s->nframes * 8 + 8)) == NULL)
+		return -1;
+	for (i = 0; i < s->nframes; i++)
+		frames[i] = le64(raw + 8 * i);
+	s->frames = frames;
+	if ((r->flags & STREAM_KEEP_STACKS) == 0)
+		return 0;
+	if ((copy = arena_alloc(r, sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *s;
+	return deftab_set(&r->stacks, s->id, copy);
+}
+
+static int
+parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
+{
+	const unsigned char *head = cursor_take(c, 32);
+	uint64_t n, i;
+
+	if (head == NULL)
+		return -1;
+	ev->h.kind = head[0];
+	ev->h.op = head[1];
+	ev->h.cpu = le16(head + 2);
+	ev->h.stack = le32(head + 4);
+	ev->h.ts = (int64_t)le64(head + 8);
+	ev->h.pid = le32(head + 16);
+	ev->h.tid = le32(head + 20);
+	ev->h.cls = le32(head + 24);
+	n = cursor_var(c);
+	if (n > STREAM_EVENT_FIELDS_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		r->fields[i].name = str_of(r, cursor_var(c));
+		if (get_value(c, &r->fields[i].val) != 0)
+			return -1;
+	}
+	ev->nfields = (size_t)n;
+	ev->fields = r->fields;
+	ev->payload = cursor_bytes(c, &ev->payload_len);
+	return c->bad ? -1 : 0;
+}
+
+static int
+parse_table(struct stream_reader *r, struct cursor *c, struct stream_table *t)
+{
+	uint64_t n, i;
+
+	t->id = (stream_id)cursor_var(c);
+	t->name = get_str(r, c);
+	n = cursor_var(c);
+	if (c->bad || n > cursor_left(c))
+		return -1;
+	if (n > r->cols_cap) {
+		struct stream_column *cols = realloc(r->cols, n * sizeof(*cols));
+
+		if (cols == NULL)
+			return -1;
+		r->cols = cols;
+		r->cols_cap = n;
+	}
+	for (i = 0; i < n; i++) {
+		r->cols[i].name = get_str(r, c);
+		r->cols[i].type = cursor_u8(c);
+		r->cols[i].unit = get_str(r, c);
+		if (r->cols[i].type > VAL_TYPE_MAX)
+			return -1;
+	}
+	t->ncols = (size_t)n;
+	t->cols = r->cols;
+	return c->bad ? -1 : 0;
+}
+
+static int
+parse_row(struct stream_reader *r, struct cursor *c, struct stream_row *row)
+{
+	uint64_t n, i;
+
+	row->table = (stream_id)cursor_var(c);
+	n = cursor_var(c);
+	if (c->bad || n > cursor_left(c))
+		return -1;
+	if (n > r->rowcells_cap) {
+		struct value *cells = realloc(r->rowcells, n * sizeof(*cells));
+
+		if (cells == NULL)
+			return -1;
+		r->rowcells = cells;
+		r->rowcells_cap = n;
+	}
+	for (i = 0; i < n; i++)
+		if (get_value(c, &r->rowcells[i]) != 0)
+			return -1;
+	row->ncells = (size_t)n;
+	row->cells = r->rowcells;
+	return 0;
+}
+
+static int
+parse_record(struct stream_reader *r, struct stream_record *rec)
+{
+	struct cursor c;
+
+	cursor_init(&c, rec->body, rec->body_len);
+	switch (rec->type) {
+	case REC_HEADER:
+		return parse_header(r, &c, rec);
+	case REC_TRACE:
+		return parse_trace(r, &c, &rec->u.trace);
+	case REC_END:
+		return parse_end(r, &c, &rec->u.end);
+	case REC_DIAG:
+		return parse_diag(r, &c, &rec->u.diag);
+	case REC_COUNT:
+		rec->u.count.cls = (stream_id)cursor_var(&c);
+		rec->u.count.count = cursor_var(&c);
+		return c.bad ? -1 : 0;
+	case REC_STRING:
+		return parse_string(r, &c, rec);
+	case REC_CLASS:
+		return parse_class(r, &c, &rec->u.cls);
+	case REC_PROCESS:
+		return parse_process(r, &c, &rec->u.process);
+	case REC_THREAD:
+		return parse_thread(r, &c, &rec->u.thread);
+	case REC_IMAGE:
+		return parse_image(r, &c, &rec->u.image);
+	case REC_STACK:
+		return parse_stack(r, &c, &rec->u.stack);
+	case REC_EVENT:
+		return parse_event(r, &c, &rec->u.event);
+	case REC_TABLE:
+		return parse_table(r, &c, &rec->u.table);
+	case REC_ROW:
+		return parse_row(r, &c, &rec->u.row);
+	}
+	return 0;	/* unknown: passed through as raw bytes */
+}
+
+enum stream_status
+stream_reader_next(struct stream_reader *r, struct stream_record *rec)
+{
+	uint32_t word, len;
+	uint64_t at;
+	enum stream_status st;
+
+	if (r->failed)
+		return STREAM_ERROR;
+	while (r->pos == r->frame_len)
+		if ((st = next_frame(r)) != STREAM_OK)
+			return st;
+	at = r->frame_offset;
+	if (r->frame_len - r->pos < 4)
+		return reader_fail(r, at, "record header cut by frame end");
+	word = le32(r->frame + r->pos);
+	len = word >> 8;
+	if (len > r->frame_len - r->pos - 4)
+		return reader_fail(r, at, "record runs past frame end");
+	memset(rec, 0, sizeof(*rec));
+	rec->type = word & 0xff;
+	rec->body = r->frame + r->pos + 4;
+	rec->body_len = len;
+	r->pos += 4 + (size_t)len;
+	if (rec->type != REC_HEADER && !r->in_section)
+		return reader_fail(r, at, "not an event stream");
+	if (parse_record(r, rec) != 0) {
+		if (rec->type == REC_HEADER)
+			return reader_fail(r, at, "not an event stream");
+		return reader_fail(r, at, "malformed record of type 0x%02x",
+		    rec->type);
+	}
+	if (rec->type == REC_HEADER) {
+		if (rec->u.header.major > STREAM_VERSION_MAJOR)
+			return reader_fail(r, at, "stream format version %u.%u "
+			    "is newer than this program's %u.%u",
+			    rec->u.header.major, rec->u.header.minor,
+			    STREAM_VERSION_MAJOR, STREAM_VERSION_MINOR);
+		r->in_section = 1;
+	} else if (rec->type == REC_END)
+		r->in_section = 0;
+	return STREAM_OK;
+}
+
+const char *
+stream_string(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->strings, id);
+}
+
+const struct stream_class *
+stream_class(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->classes, id);
+}
+
+const struct stream_process *
+stream_process(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->processes, id);
+}
+
+const struct stream_thread *
+stream_thread(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->threads, id);
+}
+
+const struct stream_image *
+stream_image(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->images, id);
+}
+
+const struct stream_stack *
+stream_stack(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->stacks, id);
+}
+
+/* Appends the frames of `id` at out[n..cap); depth bounds bad chains. */
+static long
+collect_frames(const struct stream_reader *r, stream_id id, uint64_t *out,
+    size_t cap, long n, int depth)
+{
+	const struct stream_stack *s = stream_stack(r, id);
+	uint32_t i;
+
+	if (s == NULL || depth > 64)
+		return -1;
+	if (s->head != 0 &&
+	    (n = collect_frames(r, s->head, out, cap, n, depth + 1)) < 0)
+		return -1;
+	for (i = 0; i < s->nframes && (size_t)n < cap; i++)
+		out[n++] = s->frames[i];
+	if (s->next != 0)
+		n = collect_frames(r, s->next, out, cap, n, depth + 1);
+	return n;
+}
+
+long
+stream_stack_frames(const struct stream_reader *r, stream_id id,
+    uint64_t *out, size_t cap)
+{
+	return collect_frames(r, id, out, cap, 0, 0);
+}
+
+const struct stream_trace *
+stream_current_trace(const struct stream_reader *r)
+{
+	return r->trace;
+}
+
+const struct stream_process *
+stream_process_by_pid(const struct stream_reader *r, uint32_t pid)
+{
+	size_t i;
+
+	if (r->pidmap_cap == 0)
+		return NULL;
+	for (i = ((pid + 1) * 2654435761u) & (r->pidmap_cap - 1);
+	    r->pidmap[2 * i] != 0; i = (i + 1) & (r->pidmap_cap - 1))
+		if (r->pidmap[2 * i] == pid + 1)
+			return stream_process(r, r->pidmap[2 * i + 1]);
+	return NULL;
+}
+
+static const char *const kind_names[] = {
+	[EV_GENERIC] = "generic", [EV_PROCESS] = "process",
+	[EV_THREAD] = "thread", [EV_IMAGE] = "image", [EV_SAMPLE] = "sample",
+	[EV_VMEM] = "alloc", [EV_HEAP] = "heap", [EV_CSWITCH] = "cswitch",
+	[EV_READY] = "ready", [EV_LOST] = "lost", [EV_QUERY] = "query",
+};
+
+static const char *const op_names[] = {
+	[EVOP_START] = "start", [EVOP_END] = "end", [EVOP_DCSTART] = "dcstart",
+	[EVOP_DCEND] = "dcend", [EVOP_DEFUNCT] = "defunct",
+	[EVOP_LOAD] = "load", [EVOP_UNLOAD] = "unload", [EVOP_ALLOC] = "alloc",
+	[EVOP_FREE] = "free", [EVOP_REALLOC] = "realloc",
+	[EVOP_CREATE] = "create", [EVOP_DESTROY] = "destroy",
+};
+
+const char *
+stream_kind_name(enum stream_ev_kind kind)
+{
+	if ((unsigned)kind > EV_KIND_MAX || kind_names[kind] == NULL)
+		return "";
+	return kind_names[kind];
+}
+
+const char *
+stream_op_name(enum stream_ev_op op)
+{
+	if ((unsigned)op >= sizeof(op_names) / sizeof(op_names[0]) ||
+	    op_names[op] == NULL)
+		return "";
+	return op_names[op];
+}
+
+int
+stream_kind_by_name(const char *name)
+{
+	int k;
+
+	for (k = 1; k <= EV_KIND_MAX; k++)
+		if (strcmp(kind_names[k], name) == 0)
+			return k;
+	return -1;
+}

@@ -1,0 +1,528 @@
+/*
+ * stream_write.c - encodes records and cuts them into zstd frames.
+ *
+ * Records are appended to an uncompressed frame buffer; when the next
+ * record would take it past STREAM_FRAME_MAX the buffer is compressed as
+ * one zstd frame with a content checksum and written out.  The record
+ * layouts are those of man/etl-stream.5.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "buf.h"
+#include "intern.h"
+#include "stream.h"
+
+#define EVENT_HEAD_LEN 32	/* fixed part of an event body */
+#define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
+
+struct stream_writer {
+	FILE *fp;
+	ZSTD_CCtx *cctx;
+	struct buf frame;	/* records not yet compressed */
+	struct buf rec;		/* the record being encoded */
+	struct buf zbuf;	/* compressed frame */
+	struct intern strings;
+	uint64_t records, events;
+	int failed;		/* a write failed; errno was saved */
+	int saved_errno;
+};
+
+struct stream_writer *
+stream_writer_new(FILE *fp, int level)
+{
+	struct stream_writer *w = calloc(1, sizeof(*w));
+
+	if (w == NULL)
+		return NULL;
+	w->fp = fp;
+	if ((w->cctx = ZSTD_createCCtx()) == NULL) {
+		free(w);
+		return NULL;
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	return w;
+}
+
+static int
+fail(struct stream_writer *w, int err)
+{
+	if (!w->failed) {
+		w->failed = 1;
+		w->saved_errno = err;
+	}
+	errno = w->saved_errno;
+	return -1;
+}
+
+static int
+flush_frame(struct stream_writer *w)
+{
+	size_t bound, n;
+
+	if (w->frame.len == 0 || w->failed)
+		return w->failed ? fail(w, w->saved_errno) : 0;
+	if (w->frame.oom)
+		return fail(w, ENOMEM);
+	bound = ZSTD_compressBound(w->frame.len);
+	if (buf_reserve(&w->zbuf, bound) == NULL)
+		return fail(w, ENOMEM);
+	n = ZSTD_compress2(w->cctx, w->zbuf.data, bound, w->frame.data,
+	    w->frame.len);
+	if (ZSTD_isError(n))
+		return fail(w, EIO);
+	if (fwrite(w->zbuf.data, 1, n, w->fp) != n)
+		return fail(w, errno ? errno : EIO);
+	w->frame.len = 0;
+	return 0;
+}
+
+int
+stream_writer_close(struct stream_writer *w)
+{
+	int rc = flush_frame(w);
+
+	if (rc == 0 && fflush(w->fp) != 0)
+		rc = fail(w, errno);
+	ZSTD_freeCCtx(w->cctx);
+	buf_release(&w->frame);
+	buf_release(&w->rec);
+	buf_release(&w->zbuf);
+	intern_release(&w->strings);
+	free(w);
+	return rc;
+}
+
+/* Starts encoding a record of `type` in w->rec; the length comes later. */
+static struct buf *
+rec_begin(struct stream_writer *w, enum stream_rec_type type)
+{
+	w->rec.len = 0;
+	buf_put_u32(&w->rec, type);
+	return &w->rec;
+}
+
+/* Appends an encoded record (word included) to the frame. */
+static int
+append_record(struct stream_writer *w, const unsigned char *rec, size_t len)
+{
+	if (w->failed)
+		return fail(w, w->saved_errno);
+	if (len > STREAM_FRAME_MAX)
+		return fail(w, EMSGSIZE);
+	if (w->frame.len + len > STREAM_FRAME_MAX && flush_frame(w) != 0)
+		return -1;
+	buf_put(&w->frame, rec, len);
+	if (w->frame.oom)
+		return fail(w, ENOMEM);
+	w->records++;
+	if ((rec[0]) == REC_EVENT)
+		w->events++;
+	return 0;
+}
+
+static int
+rec_end(struct stream_writer *w)
+{
+	struct buf *b = &w->rec;
+	uint32_t body = (uint32_t)(b->len - 4);
+
+	if (b->oom)
+		return fail(w, ENOMEM);
+	if (b->len - 4 > STREAM_RECORD_MAX)
+		return fail(w, EMSGSIZE);
+	b->data[1] = body & 0xff;
+	b->data[2] = (body >> 8) & 0xff;
+	b->data[3] = (body >> 16) & 0xff;
+	return append_record(w, b->data, b->len);
+}
+
+stream_id
+stream_intern_string(struct stream_writer *w, const char *text, size_t len)
+{
+	int added;
+	uint32_t id = intern_add(&w->strings, text, len, &added);
+	struct buf *b;
+
+	if (id == 0) {
+		fail(w, ENOMEM);
+		return 0;
+	}
+	if (!added)
+		return id;
+	/* The string record must not disturb a record being encoded. */
+	b = &(struct buf){ 0 };
+	buf_put_u32(b, REC_STRING);
+	buf_put_var(b, id);
+	buf_put_bytes(b, text, len);
+	if (b->oom) {
+		buf_release(b);
+		fail(w, ENOMEM);
+		return 0;
+	}
+	b->data[1] = (b->len - 4) & 0xff;
+	b->data[2] = ((b->len - 4) >> 8) & 0xff;
+	b->data[3] = ((b->len - 4) >> 16) & 0xff;
+	if (append_record(w, b->data, b->len) != 0)
+		id = 0;
+	buf_release(b);
+	return id;
+}
+
+static stream_id
+intern_cstr(struct stream_writer *w, const char *s)
+{
+	return stream_intern_string(w, s ? s : "", s ? strlen(s) : 0);
+}
+
+int
+stream_write_header(struct stream_writer *w, const char *producer)
+{
+	struct buf *b;
+
+	intern_clear(&w->strings);
+	w->records = w->events = 0;
+	b = rec_begin(w, REC_HEADER);
+	buf_put(b, STREAM_MAGIC, sizeof(STREAM_MAGIC));
+	buf_put_u16(b, STREAM_VERSION_MAJOR);
+	buf_put_u16(b, STREAM_VERSION_MINOR);
+	buf_put_str(b, producer);
+	return rec_end(w);
+}
+
+int
+stream_write_trace(struct stream_writer *w, const struct stream_trace *t)
+{
+	struct buf *b = rec_begin(w, REC_TRACE);
+
+	buf_put_str(b, t->source);
+	buf_put_str(b, t->format);
+	buf_put_str(b, t->logger);
+	buf_put_var(b, t->start_utc);
+	buf_put_var(b, t->end_utc);
+	buf_put_var(b, t->boot_utc);
+	buf_put_var(b, t->perf_freq);
+	buf_put_var(b, t->clock_type);
+	buf_put_var(b, t->os_major);
+	buf_put_var(b, t->os_minor);
+	buf_put_var(b, t->os_build);
+	buf_put_var(b, t->cpus);
+	buf_put_var(b, t->cpu_mhz);
+	buf_put_var(b, t->pointer_size);
+	buf_put_var(b, t->log_file_mode);
+	buf_put_var(b, t->buffer_size);
+	buf_put_var(b, t->buffers_written);
+	buf_put_var(b, t->buffers_lost);
+	buf_put_var(b, t->events_lost);
+	buf_put_svar(b, t->tz_bias_minutes);
+	buf_put_var(b, t->sample_interval_100ns);
+	return rec_end(w);
+}
+
+int
+stream_write_end(struct stream_writer *w, const struct stream_end *e)
+{
+	struct buf *b = rec_begin(w, REC_END);
+
+	/* The counts are the writer's own, so a reader can check them. */
+	buf_put_var(b, w->records);
+	buf_put_var(b, w->events);
+	buf_put_var(b, e->source_events);
+	buf_put_var(b, e->source_bytes);
+	buf_put_var(b, e->end_ns);
+	buf_put_var(b, e->memory_bytes);
+	buf_put_str(b, e->computer);
+	return rec_end(w);
+}
+
+int
+stream_write_diag(struct stream_writer *w, const struct stream_diag *d)
+{
+	struct buf *b = rec_begin(w, REC_DIAG);
+
+	buf_put_str(b, d->what);
+	buf_put_var(b, d->count);
+	buf_put_var(b, d->first_offset);
+	buf_put_var(b, d->bytes);
+	return rec_end(w);
+}
+
+int
+stream_write_count(struct stream_writer *w, stream_id cls, uint64_t n)
+{
+	struct buf *b = rec_begin(w, REC_COUNT);
+
+	buf_put_var(b, cls);
+	buf_put_var(b, n);
+	return rec_end(w);
+}
+
+int
+stream_write_class(struct stream_writer *w, const struct stream_class *c)
+{
+	stream_id provider = intern_cstr(w, c->provider);
+	stream_id event = intern_cstr(w, c->event);
+	struct buf *b = rec_begin(w, REC_CLASS);
+
+	buf_put_var(b, c->id);
+	buf_put(b, c->guid, 16);
+	buf_put_var(b, provider);
+	buf_put_var(b, event);
+	buf_put_svar(b, c->hook);
+	buf_put_svar(b, c->event_id);
+	buf_put_u8(b, c->version);
+	buf_put_u8(b, c->opcode);
+	buf_put_u8(b, c->level);
+	buf_put_var(b, c->task);
+	return rec_end(w);
+}
+
+int
+stream_write_process(struct stream_writer *w, const struct stream_process *p)
+{
+	stream_id name = intern_cstr(w, p->name);
+	stream_id cmdline = intern_cstr(w, p->cmdline);
+	struct buf *b = rec_begin(w, REC_PROCESS);
+
+	buf_put_var(b, p->id);
+	buf_put_var(b, p->pid);
+	buf_put_var(b, p->ppid);
+	buf_put_svar(b, p->start_ns);
+	buf_put_var(b, p->session);
+	buf_put_var(b, p->key);
+	buf_put_var(b, name);
+	buf_put_var(b, cmdline);
+	return rec_end(w);
+}
+
+int
+stream_write_thread(struct stream_writer *w, const struct stream_thread *t)
+{
+	stream_id name = intern_cstr(w, t->name);
+	struct buf *b = rec_begin(w, REC_THREAD);
+
+	buf_put_var(b, t->id);
+	buf_put_var(b, t->tid);
+	buf_put_var(b, t->pid);
+	buf_put_var(b, t->process);
+	buf_put_svar(b, t->start_ns);
+	buf_put_var(b, name);
+	return rec_end(w);
+}
+
+int
+stream_write_image(struct stream_writer *w, const struct stream_image *im)
+{
+	stream_id path = intern_cstr(w, im->path);
+	stream_id pdb = intern_cstr(w, im->pdb_name);
+	stream_id orig = intern_cstr(w, im->original_name);
+	struct buf *b = rec_begin(w, REC_IMAGE);
+
+	buf_put_var(b, im->id);
+	buf_put_var(b, im->pid);
+	buf_put_var(b, im->process);
+	buf_put_var(b, im->base);
+	buf_put_var(b, im->size);
+	buf_put_var(b, im->checksum);
+	buf_put_var(b, im->timestamp);
+	buf_put_var(b, path);
+	buf_put(b, im->pdb_guid, 16);
+	buf_put_var(b, im->pdb_age);
+	buf_put_var(b, pdb);
+	buf_put_var(b, orig);
+	return rec_end(w);
+}
+
+int
+stream_write_stack(struct stream_writer *w, const struct stream_stack *s)
+{
+	struct buf *b = rec_begin(w, REC_STACK);
+	uint32_t i;
+
+	buf_put_var(b, s->id);
+	buf_put_var(b, s->head);
+	buf_put_var(b, s->next);
+	buf_put_u8(b, s->unresolved);
+	buf_put_var(b, s->nframes);
+	for (i = 0; i < s->nframes; i++)
+		buf_put_u64(b, s->frames[i]);
+	return rec_end(w);
+}
+
+/* A typed value as the stream stores it: a type byte, then the value. */
+static void
+put_value(struct buf *b, const struct value *v)
+{
+	buf_put_u8(b, v->type);
+	switch (v->type) {
+	case VAL_I64:
+	case VAL_NS:
+		buf_put_svar(b, v->v.i);
+		break;
+	case VAL_U64:
+	case VAL_HEX:
+	case VAL_UTC:
+	case VAL_BOOL:
+		buf_put_var(b, v->v.u);
+		break;
+	case VAL_F64: {
+		uint64_t bits;
+
+		memcpy(&bits, &v->v.f, 8);
+		buf_put_u64(b, bits);
+		break;
+	}
+	case VAL_STR:
+	case VAL_BYTES:
+		buf_put_bytes(b, v->v.s.ptr, v->v.s.len);
+		break;
+	case VAL_GUID:
+		buf_put(b, v->v.s.ptr, 16);
+		break;
+	case VAL_NULL:
+		break;
+	}
+}
+
+/* Encodes an event record, word included, into `b` (which is cleared). */
+static int
+encode_event(struct stream_writer *w, const struct stream_event *ev,
+    struct buf *b)
+{
+	const struct stream_event_head *h = &ev->h;
+	stream_id names[STREAM_EVENT_FIELDS_MAX];
+	size_t i, nfields = ev->nfields;
+
+	if (nfields > STREAM_EVENT_FIELDS_MAX)
+		nfields = STREAM_EVENT_FIELDS_MAX;
+	/* Intern the names first: interning may emit string records. */
+	for (i = 0; i < nfields; i++)
+		if ((names[i] = intern_cstr(w, ev->fields[i].name)) == 0)
+			return -1;
+	b->len = 0;
+	buf_put_u32(b, REC_EVENT);
+	buf_put_u8(b, h->kind);
+	buf_put_u8(b, h->op);
+	buf_put_u16(b, h->cpu);
+	buf_put_u32(b, h->stack);
+	buf_put_u64(b, (uint64_t)h->ts);
+	buf_put_u32(b, h->pid);
+	buf_put_u32(b, h->tid);
+	buf_put_u32(b, h->cls);
+	buf_put_u32(b, 0);
+	buf_put_var(b, nfields);
+	for (i = 0; i < nfields; i++) {
+		buf_put_var(b, names[i]);
+		put_value(b, &ev->fields[i].val);
+	}
+	buf_put_bytes(b, ev->payload, ev->payload_len);
+	if (b->oom)
+		return -1;
+	if (b->len - 4 > STREAM_RECORD_MAX)
+		return -1;
+	b->data[1] = (b->len - 4) & 0xff;
+	b->data[2] = ((b->len - 4) >> 8) & 0xff;
+	b->data[3] = ((b->len - 4) >> 16) & 0xff;
+	return 0;
+}
+
+int
+stream_write_event(struct stream_writer *w, const struct stream_event *ev)
+{
+	if (encode_event(w, ev, &w->rec) != 0)
+		return fail(w, w->rec.oom ? ENOMEM : EMSGSIZE);
+	return append_record(w, w->rec.data, w->rec.len);
+}
+
+size_t
+stream_encode_event(struct stream_writer *w, const struct stream_event *ev,
+    unsigned char *out, size_t cap)
+{
+	if (encode_event(w, ev, &w->rec) != 0 || w->rec.len > cap)
+		return 0;
+	memcpy(out, w->rec.data, w->rec.len);
+	return w->rec.len;
+}
+
+void
+stream_event_set_stack(unsigned char *rec, stream_id stack)
+{
+	rec[EVENT_STACK_AT] = stack & 0xff;
+	rec[EVENT_STACK_AT + 1] = (stack >> 8) & 0xff;
+	rec[EVENT_STACK_AT + 2] = (stack >> 16) & 0xff;
+	rec[EVENT_STACK_AT + 3] = stack >> 24;
+}
+
+int
+stream_write_encoded(struct stream_writer *w, const unsigned char *rec,
+    size_t len)
+{
+	return append_record(w, rec, len);
+}
+
+int
+stream_write_table(struct stream_writer *w, const struct stream_table *t)
+{
+	struct buf *b = rec_begin(w, REC_TABLE);
+	size_t i;
+
+	buf_put_var(b, t->id);
+	buf_put_str(b, t->name);
+	buf_put_var(b, t->ncols);
+	for (i = 0; i < t->ncols; i++) {
+		buf_put_str(b, t->cols[i].name);
+		buf_put_u8(b, t->cols[i].type);
+		buf_put_str(b, t->cols[i].unit);
+	}
+	return rec_end(w);
+}
+
+int
+stream_write_row(struct stream_writer *w, const struct stream_row *r)
+{
+	struct buf *b = rec_begin(w, REC_ROW);
+	size_t i;
+
+	buf_put_var(b, r->table);
+	buf_put_var(b, r->ncells);
+	for (i = 0; i < r->ncells; i++)
+		put_value(b, &r->cells[i]);
+	return rec_end(w);
+}
+
+int
+stream_write_record(struct stream_writer *w, const struct stream_record *rec)
+{
+	struct buf *b = rec_begin(w, rec->type);
+
+	if (rec->type == REC_HEADER) {
+		intern_clear(&w->strings);
+		w->records = w->events = 0;
+	}
+	/*
+	 * A string passed through keeps its id only if this writer hands
+	 * out the same one, which it does while every string is passed on.
+	 */
+	if (rec->type == REC_STRING &&
+	    intern_add(&w->strings, rec->u.string.text, rec->u.string.len,
+	    NULL) != rec->u.string.id)
+		return fail(w, EINVAL);
+	buf_put(b, rec->body, rec->body_len);
+	return rec_end(w);
+}
+
+uint64_t
+stream_writer_records(const struct stream_writer *w)
+{
+	return w->records;
+}
+
+uint64_t
+stream_writer_events(const struct stream_writer *w)
+{
+	return w->events;
+}

@@ -1,0 +1,183 @@
+/*
+ * test_stream.c - records through the stream writer and back.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "stream.h"
+
+/* Writes a small section with one record of each kind into fp. */
+static void
+write_section(FILE *fp, int nevents)
+{
+	struct stream_writer *w = stream_writer_new(fp, 1);
+	struct stream_trace t = { .source = "a.etl", .format = "etl",
+	    .logger = "NT Kernel Logger", .start_utc = 132400000000000000ULL,
+	    .cpus = 8, .pointer_size = 8, .events_lost = 3 };
+	struct stream_class k = { .id = 1, .provider = "Windows Kernel",
+	    .event = "PerfInfo/Sample", .hook = 0x0f2e, .event_id = -1,
+	    .version = 2, .opcode = 46 };
+	struct stream_process p = { .id = 1, .pid = 100, .ppid = 4,
+	    .start_ns = INT64_MIN, .name = "rustc.exe",
+	    .cmdline = "rustc --crate-name core" };
+	uint64_t frames[3] = { 0x7ff600001000ULL, 0x7ff600002000ULL,
+	    0xfffff80000001000ULL };
+	struct stream_stack s = { .id = 7, .next = 0, .nframes = 3,
+	    .frames = frames };
+	struct stream_field f[2] = {
+		{ "ip", { .type = VAL_HEX, .v.u = 0x7ff600001234ULL } },
+		{ "note", { .type = VAL_STR, .v.s = { "hé", 3 } } },
+	};
+	struct stream_event ev = { .h = { .kind = EV_SAMPLE, .cpu = 3,
+	    .stack = 7, .pid = 100, .tid = 200, .cls = 1 }, .nfields = 2,
+	    .fields = f };
+	struct stream_end e = { .source_events = (uint64_t)nevents };
+	int i;
+
+	REQUIRE(w != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	CHECK(stream_write_trace(w, &t) == 0);
+	CHECK(stream_write_class(w, &k) == 0);
+	CHECK(stream_write_process(w, &p) == 0);
+	CHECK(stream_write_stack(w, &s) == 0);
+	for (i = 0; i < nevents; i++) {
+		ev.h.ts = i * 1000;
+		CHECK(stream_write_event(w, &ev) == 0);
+	}
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+}
+
+static void
+test_roundtrip(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_reader *r = stream_reader_new(STREAM_KEEP_STACKS);
+	struct stream_record rec;
+	enum stream_status st;
+	int events = 0, ends = 0;
+
+	REQUIRE(fp != NULL && r != NULL);
+	/* Enough events to need several frames. */
+	write_section(fp, 100000);
+	rewind(fp);
+	stream_reader_open_file(r, fp, "tmp");
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		if (rec.type == REC_EVENT) {
+			const struct stream_event *ev = &rec.u.event;
+
+			CHECK_EQ_INT(ev->h.ts, (int64_t)events * 1000);
+			if (events == 0) {
+				CHECK_EQ_INT(ev->h.kind, EV_SAMPLE);
+				CHECK_EQ_INT(ev->h.cpu, 3);
+				CHECK_EQ_INT(ev->h.stack, 7);
+				CHECK_EQ_INT(ev->nfields, 2);
+				CHECK_EQ_STR(ev->fields[0].name, "ip");
+				CHECK_EQ_INT(ev->fields[0].val.v.u,
+				    0x7ff600001234LL);
+				CHECK(ev->fields[1].val.v.s.len == 3 &&
+				    memcmp(ev->fields[1].val.v.s.ptr, "hé", 3) == 0);
+				CHECK_EQ_STR(stream_class(r, ev->h.cls)->event,
+				    "PerfInfo/Sample");
+				CHECK_EQ_STR(stream_process_by_pid(r, 100)->name,
+				    "rustc.exe");
+				CHECK_EQ_INT(stream_stack(r, 7)->frames[2],
+				    (int64_t)0xfffff80000001000ULL);
+				CHECK_EQ_INT(stream_current_trace(r)->events_lost, 3);
+			}
+			events++;
+		} else if (rec.type == REC_END) {
+			CHECK_EQ_INT(rec.u.end.events, 100000);
+			ends++;
+		}
+	}
+	CHECK_EQ_INT(st, STREAM_EOF);
+	CHECK_EQ_INT(events, 100000);
+	CHECK_EQ_INT(ends, 1);
+	CHECK(!stream_reader_truncated(r));
+	stream_reader_free(r);
+	fclose(fp);
+}
+
+static void
+test_concatenated(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	int headers = 0, events = 0;
+
+	REQUIRE(fp != NULL && r != NULL);
+	write_section(fp, 10);
+	write_section(fp, 20);
+	rewind(fp);
+	stream_reader_open_file(r, fp, "tmp");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		headers += rec.type == REC_HEADER;
+		events += rec.type == REC_EVENT;
+	}
+	CHECK_EQ_INT(headers, 2);
+	CHECK_EQ_INT(events, 30);
+	stream_reader_free(r);
+	fclose(fp);
+}
+
+/* Reads a stream cut at `cut` bytes; it must fail, never crash. */
+static void
+test_truncated(void)
+{
+	FILE *fp = tmpfile(), *cutfp;
+	unsigned char *all;
+	long len;
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	enum stream_status st;
+
+	REQUIRE(fp != NULL && r != NULL);
+	write_section(fp, 50000);
+	len = ftell(fp);
+	REQUIRE((all = malloc(len)) != NULL);
+	rewind(fp);
+	REQUIRE(fread(all, 1, len, fp) == (size_t)len);
+	REQUIRE((cutfp = tmpfile()) != NULL);
+	fwrite(all, 1, len - 7, cutfp);
+	rewind(cutfp);
+	stream_reader_open_file(r, cutfp, "cut.zst");
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+		;
+	CHECK_EQ_INT(st, STREAM_ERROR);
+	CHECK(strstr(stream_reader_error(r), "cut.zst: truncated frame") != NULL);
+	free(all);
+	fclose(cutfp);
+	fclose(fp);
+	stream_reader_free(r);
+}
+
+static void
+test_not_a_stream(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+
+	REQUIRE(fp != NULL && r != NULL);
+	fputs("this is not zstd at all", fp);
+	rewind(fp);
+	stream_reader_open_file(r, fp, "text");
+	CHECK_EQ_INT(stream_reader_next(r, &rec), STREAM_ERROR);
+	CHECK(strstr(stream_reader_error(r), "text: corrupt frame") != NULL);
+	stream_reader_free(r);
+	fclose(fp);
+}
+
+int
+main(void)
+{
+	RUN(test_roundtrip);
+	RUN(test_concatenated);
+	RUN(test_truncated);
+	RUN(test_not_a_stream);
+	HARNESS_EXIT();
+}
