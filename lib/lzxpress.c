@@ -19,12 +19,11 @@
 #define WINDOW		8192		/* largest offset a match can encode */
 #define MIN_MATCH	4		/* what the hash table can find */
 #define MAX_MATCH	0xffffffffUL	/* keeps length - 3 within the u32 form */
-#define HASH_BITS	12
-#define ACCEL_SHIFT	5		/* misses before the search step grows */
+#define HASH_BITS	13
+#define ACCEL_SHIFT	6		/* misses before the search step grows */
 
 /* The input side of the decompressor. */
 struct lzx_reader {
-	const unsigned char	*base;	/* start of the input, for err_at */
 	const unsigned char	*p;	/* next unread byte */
 	const unsigned char	*end;
 	const unsigned char	*half;	/* byte whose high nibble is unused */
@@ -182,6 +181,21 @@ decode_match(struct lzx_reader *r, const unsigned char *out,
 	return 0;
 }
 
+/* Reports the input offset where decoding stopped. */
+static long
+decode_failed(const unsigned char *in, const unsigned char *at,
+    size_t *err_at)
+{
+	if (err_at != NULL)
+		*err_at = (size_t)(at - in);
+	return -1;
+}
+
+/*
+ * On failure *err_at is the offset of the field that could not be read
+ * whole, or of the match that reaches before the output or whose long
+ * length is invalid.
+ */
 long
 lzxpress_decompress(const unsigned char *in, size_t in_len,
     unsigned char *out, size_t out_len, size_t *err_at)
@@ -194,35 +208,27 @@ lzxpress_decompress(const unsigned char *in, size_t in_len,
 
 	if (out_len == 0)
 		return 0;
-	r.base = r.p = in;
+	r.p = in;
 	r.end = in + in_len;
 	r.half = r.fail = NULL;
 	oend = out + out_len;
 	while (op < oend) {
 		if (nflags == 0) {
-			if (r.end - r.p < 4) {
-				reader_fail(&r, r.p);
-				break;
-			}
+			if (r.end - r.p < 4)
+				return decode_failed(in, r.p, err_at);
 			flags = load32(r.p);
 			r.p += 4;
 			nflags = 32;
 		}
 		nflags--;
 		if ((flags >> nflags & 1) == 0) {
-			if (r.p == r.end) {
-				reader_fail(&r, r.p);
-				break;
-			}
+			if (r.p == r.end)
+				return decode_failed(in, r.p, err_at);
 			*op++ = *r.p++;
 		} else if (decode_match(&r, out, &op, oend) == -1)
-			break;
+			return decode_failed(in, r.fail, err_at);
 	}
-	if (r.fail == NULL)
-		return (long)(op - out);
-	if (err_at != NULL)
-		*err_at = (size_t)(r.fail - r.base);
-	return -1;
+	return (long)(op - out);
 }
 
 size_t
@@ -346,16 +352,14 @@ static int
 put_match(struct lzx_writer *w, size_t offset, size_t len)
 {
 	uint32_t token = (uint32_t)(offset - 1) << 3;
+	size_t m = len - 3;
 
 	if ((size_t)(w->end - w->p) < match_size(w, len))
 		return -1;
-	if (len - 3 < 7)
-		store16(w->p, token | (len - 3));
-	else
-		store16(w->p, token | 7);
+	store16(w->p, token | (m < 7 ? (uint32_t)m : 7));
 	w->p += 2;
-	if (len - 3 >= 7)
-		put_long_length(w, len - 3);
+	if (m >= 7)
+		put_long_length(w, m);
 	w->flags = w->flags << 1 | 1;
 	if (++w->nflags == 32)
 		return flush_flags(w);

@@ -38,7 +38,8 @@ out_buf_reserve(struct out_buf *b, size_t more)
 	size_t cap;
 	char *p;
 
-	if (b->cap - b->len >= more)
+	/* Even for 0 bytes, so that b->ptr may be used after a reserve. */
+	if (b->ptr != NULL && b->cap - b->len >= more)
 		return 0;
 	if (more > SIZE_MAX / 2 - b->len) {
 		errno = ENOMEM;
@@ -77,7 +78,9 @@ out_buf_add_value(struct out_buf *b, const struct value *v)
 {
 	size_t n;
 
-	/* Try in the room there is; most values fit the first time. */
+	/* Room for any number, so that most values take one try. */
+	if (out_buf_reserve(b, 32) == -1)
+		return -1;
 	n = value_format(v, b->ptr + b->len, b->cap - b->len);
 	if (n >= b->cap - b->len) {
 		if (out_buf_reserve(b, n + 1) == -1)

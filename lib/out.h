@@ -100,7 +100,10 @@ struct out_buf {
 	size_t cap;
 };
 
-/* Makes room for `more` bytes after len; -1 (ENOMEM) if it cannot. */
+/*
+ * Makes room for `more` bytes after len, and makes ptr non-NULL even for
+ * 0; -1 (ENOMEM) if it cannot.
+ */
 int out_buf_reserve(struct out_buf *b, size_t more);
 int out_buf_add(struct out_buf *b, const void *p, size_t n);
 int out_buf_add_str(struct out_buf *b, const char *s);

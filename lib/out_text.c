@@ -172,17 +172,19 @@ add_row(struct text_writer *t, struct out_buf *b, const struct value *cells)
 	return 0;
 }
 
-/* Widens the columns to fit the row of cells at `cell`. */
+/* Widens the columns to fit the row of cells at offset `at` of b. */
 static void
-measure(struct text_writer *t, const char *cell)
+measure(struct text_writer *t, const struct out_buf *b, size_t at)
 {
+	const char *cell;
 	size_t i, w;
 
 	for (i = 0; i < t->ncols; i++) {
+		cell = b->ptr + at;
 		w = width_of(cell);
 		if (w > t->width[i])
 			t->width[i] = w;
-		cell += strlen(cell) + 1;
+		at += strlen(cell) + 1;
 	}
 }
 
@@ -244,7 +246,7 @@ set_columns(struct text_writer *t, const struct out_column *cols,
 			return -1;
 		t->width[i] = 0;
 	}
-	measure(t, t->head.ptr);
+	measure(t, &t->head, 0);
 	return 0;
 }
 
@@ -284,7 +286,7 @@ text_row(struct out_writer *w, const struct value *cells)
 	start = t->held.len;
 	if (add_row(t, &t->held, cells) == -1)
 		return -1;
-	measure(t, t->held.ptr + start);
+	measure(t, &t->held, start);
 	if (++t->nheld == OUT_TEXT_ROWS)
 		return release(t);
 	return 0;

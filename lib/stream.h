@@ -348,6 +348,13 @@ void stream_reader_free(struct stream_reader *r);
 void stream_reader_open_file(struct stream_reader *r, FILE *fp,
     const char *name);
 
+/* Reads from memory that must outlive the reader's use of it. */
+void stream_reader_open_mem(struct stream_reader *r, const void *data,
+    size_t len, const char *name);
+
+/* Whether the bytes start like a zstd frame (a stream, probably). */
+int stream_probe(const unsigned char *data, size_t len);
+
 /*
  * Reads the next record into *rec.
  * @return : STREAM_OK, STREAM_EOF, or STREAM_ERROR (a corrupt or truncated

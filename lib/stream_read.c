@@ -240,12 +240,31 @@ stream_reader_truncated(const struct stream_reader *r)
 	return r->in_section;
 }
 
+void
+stream_reader_open_mem(struct stream_reader *r, const void *data, size_t len,
+    const char *name)
+{
+	stream_reader_open_file(r, NULL, name);
+	r->in.src = data;
+	r->in.size = len;
+}
+
+static int
+read_failed(const struct stream_reader *r)
+{
+	return r->fp != NULL && ferror(r->fp);
+}
+
 /* Refills the input buffer; returns 0 at end of input. */
 static size_t
 fill_input(struct stream_reader *r)
 {
 	size_t n;
 
+	if (r->fp == NULL) {
+		r->in_eof = 1;
+		return 0;
+	}
 	r->in_offset += r->in.pos;
 	r->in.pos = 0;
 	n = fread(r->inbuf, 1, INBUF_SIZE, r->fp);
@@ -266,7 +285,7 @@ next_frame(struct stream_reader *r)
 	size_t ret;
 
 	if (r->in.pos == r->in.size && fill_input(r) == 0)
-		return ferror(r->fp) ? reader_fail(r, r->in_offset,
+		return read_failed(r) ? reader_fail(r, r->in_offset,
 		    "read error: %s", strerror(errno)) : STREAM_EOF;
 	r->frame_offset = r->in_offset + r->in.pos;
 	for (;;) {
@@ -280,7 +299,7 @@ next_frame(struct stream_reader *r)
 			return reader_fail(r, r->frame_offset,
 			    "frame larger than %u bytes", STREAM_FRAME_MAX);
 		if (r->in.pos == r->in.size && fill_input(r) == 0)
-			return ferror(r->fp) ? reader_fail(r, r->in_offset,
+			return read_failed(r) ? reader_fail(r, r->in_offset,
 			    "read error: %s", strerror(errno)) :
 			    reader_fail(r, r->frame_offset, "truncated frame");
 	}
@@ -885,4 +904,10 @@ stream_kind_by_name(const char *name)
 		if (strcmp(kind_names[k], name) == 0)
 			return k;
 	return -1;
+}
+
+int
+stream_probe(const unsigned char *data, size_t len)
+{
+	return len >= 4 && le32(data) == 0xfd2fb528u;
 }

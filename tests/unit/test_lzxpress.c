@@ -615,8 +615,9 @@ check_trace(const char *name, long *ours, long *theirs)
 	size_t len, off, bsize, filled, n, err;
 	int count = 0;
 
-	snprintf(path, sizeof(path), "%s/etl/%s", harness_corpus(), name);
-	if ((file = harness_slurp(path, &len)) == NULL)
+	if (snprintf(path, sizeof(path), "%s/etl/%s", harness_corpus(),
+	    name) >= (int)sizeof(path) ||
+	    (file = harness_slurp(path, &len)) == NULL)
 		return -1;
 	for (off = 0; len - off >= BUF_HEADER; off += bsize) {
 		bsize = get32(file + off);
@@ -658,8 +659,8 @@ test_corpus_x64(void)
 	if (count == -1)
 		SKIP("perfview__net.4.5.2.x64.etl absent");
 	CHECK_EQ_INT(count, 359);
-	printf("  x64: 359 buffers, Windows %ld bytes, ours %ld bytes\n",
-	    theirs, ours);
+	printf("  x64: %d buffers, Windows %ld bytes, ours %ld bytes\n",
+	    count, theirs, ours);
 }
 
 static void

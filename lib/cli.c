@@ -1,0 +1,140 @@
+/*
+ * cli.c - see cli.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "platform.h"
+
+static const char *progname = "etl";
+
+void
+cli_init(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL)
+		return;
+	progname = argv0;
+	if ((slash = strrchr(argv0, '/')) != NULL)
+		progname = slash + 1;
+	if ((slash = strrchr(progname, '\\')) != NULL)
+		progname = slash + 1;
+	platform_binary_mode(stdin);
+}
+
+const char *
+cli_progname(void)
+{
+	return progname;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_fatal(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+FILE *
+cli_open_output(const char *path, int binary, int force)
+{
+	FILE *fp;
+
+	if (path == NULL || strcmp(path, "-") == 0) {
+		fp = stdout;
+		path = "standard output";
+	} else if ((fp = fopen(path, binary ? "wb" : "w")) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "%s: %s", path, strerror(errno));
+	if (binary) {
+		if (!force && platform_is_terminal(fp))
+			cli_fatal(CLI_USAGE, "%s is a terminal: the event stream "
+			    "is binary (use -f to write it anyway, or pipe it "
+			    "to etlreport)", path);
+		platform_binary_mode(fp);
+	}
+	return fp;
+}
+
+static int
+pipe_closed(int err)
+{
+	/* Windows reports a vanished reader as EINVAL on some runtimes. */
+	return err == EPIPE
+#ifdef _WIN32
+	    || err == EINVAL
+#endif
+	    ;
+}
+
+void
+cli_write_error(const char *path)
+{
+	int err = errno;
+
+	if (pipe_closed(err)) {
+#ifdef SIGPIPE
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+#endif
+		exit(CLI_DATA_ERROR);
+	}
+	cli_fatal(CLI_DATA_ERROR, "%s: write error: %s", path ? path :
+	    "standard output", strerror(err));
+}
+
+int
+cli_close_output(FILE *fp, const char *path)
+{
+	if (path == NULL || strcmp(path, "-") == 0)
+		path = NULL;
+	errno = 0;
+	if (fflush(fp) != 0 || ferror(fp)) {
+		if (errno == 0)
+			errno = EIO;
+		cli_write_error(path);
+	}
+	if (fp != stdout && fclose(fp) != 0)
+		cli_write_error(path);
+	return CLI_OK;
+}
+
+long long
+cli_number(const char *arg, long long min, long long max, const char *opt)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || v < min || v > max)
+		cli_fatal(CLI_USAGE, "option %s: '%s' is not a number from "
+		    "%lld to %lld", opt, arg, min, max);
+	return v;
+}

@@ -1,0 +1,776 @@
+/*
+ * in_etl.c - buffers, event headers and the time merge of an .etl file.
+ *
+ * Pass 1 (open): walk the buffers back to back (etl-format.md 1.1), check
+ * each header, note its processor, fill size and first timestamp, and
+ * read the trace header (section 2) from the first event of the file.
+ * Pass 2 (next): the buffers, sorted by first timestamp, are opened as
+ * the merge reaches their start and closed when walked to the end; a
+ * binary heap over the open buffers yields events in time order (1.8).
+ * Within a buffer events are already in order, so memory stays bounded by
+ * the buffers that overlap in time, not by the size of the file.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "in_etl.h"
+#include "lzxpress.h"
+#include "utf.h"
+
+#define BUF_HEADER_LEN	0x48
+#define FLAG_EVENTS_LOST 0x0002
+#define FLAG_BUFFER_LOST 0x0004
+#define FLAG_PROC_INDEX	0x0020
+#define FLAG_COMPRESSED	0x0040
+#define MAX_FILLED	(64u << 20)	/* a decompressed buffer, at most */
+#define PEEK_LEN	256		/* bytes decompressed to find a time */
+
+struct bufidx {
+	uint64_t off;
+	uint64_t first_ts;
+	uint32_t size;		/* on-disk size */
+	uint32_t filled;	/* bytes in use, header included */
+	uint32_t order;		/* position in the file */
+	uint16_t cpu;
+	uint16_t flags;
+};
+
+struct openbuf {
+	const unsigned char *data;	/* buffer start (header included) */
+	unsigned char *owned;		/* decompressed copy, or NULL */
+	size_t owned_cap;
+	size_t pos, end;
+	const struct bufidx *idx;
+	uint64_t last_ts;	/* for events that carry no time */
+	struct etl_event cur;	/* the next event, already parsed */
+};
+
+struct etl_reader {
+	const unsigned char *data;
+	size_t len;
+	const char *name;
+	struct etl_header header;
+	struct etl_counts counts;
+
+	struct bufidx *bufs;
+	size_t nbufs, bufcap;
+	size_t next_buf;	/* next buffer (in time order) to open */
+
+	struct openbuf **heap;
+	size_t nheap, heapcap;
+	struct openbuf *popped;	/* returned last time; advance it first */
+	struct openbuf **spare;	/* closed buffers, kept for reuse */
+	size_t nspare;
+
+	char error[256];
+};
+
+static void
+set_error(struct etl_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	char what[200];
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(r->error, sizeof(r->error), "%s (offset 0x%llx)", what,
+	    (unsigned long long)offset);
+}
+
+const char *
+etl_reader_error(const struct etl_reader *r)
+{
+	return r->error;
+}
+
+const struct etl_header *
+etl_reader_header(const struct etl_reader *r)
+{
+	return &r->header;
+}
+
+const struct etl_counts *
+etl_reader_counts(const struct etl_reader *r)
+{
+	return &r->counts;
+}
+
+struct etl_reader *
+etl_reader_new(void)
+{
+	return calloc(1, sizeof(struct etl_reader));
+}
+
+static void
+openbuf_free(struct openbuf *ob)
+{
+	if (ob != NULL) {
+		free(ob->owned);
+		free(ob);
+	}
+}
+
+void
+etl_reader_free(struct etl_reader *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nheap; i++)
+		openbuf_free(r->heap[i]);
+	for (i = 0; i < r->nspare; i++)
+		openbuf_free(r->spare[i]);
+	openbuf_free(r->popped);
+	free(r->heap);
+	free(r->spare);
+	free(r->bufs);
+	free(r);
+}
+
+/*
+ * Parses the event header at p (section 3.1 to 3.9) into *ev.
+ * @return : the event's size (before alignment), 0 for the end-of-data
+ *	marker, or -1 if the header is not one we know or lies about its size.
+ */
+static long
+parse_event(const unsigned char *p, size_t avail, struct etl_event *ev)
+{
+	uint32_t m, size, hlen;
+	unsigned hi, type;
+
+	if (avail < 4)
+		return -1;
+	m = le32(p);
+	if (m == 0xffffffffu)
+		return 0;
+	hi = m >> 24;
+	type = (m >> 16) & 0xff;
+	memset(ev, 0, offsetof(struct etl_event, offset));
+	ev->pid = ev->tid = ETL_NO_ID;
+	ev->header_type = (uint8_t)type;
+	if ((hi & 0xc0) == 0xc0) {
+		switch (type) {
+		case 0x01: case 0x02: case 0x03: case 0x04: {
+			/* SYSTEM_TRACE_HEADER, full (0x20) or compact (0x18). */
+			unsigned pmc = (m >> 8) & 7, pebs = (m >> 15) & 1;
+
+			hlen = type <= 2 ? 0x20 : 0x18;
+			if (avail < hlen)
+				return -1;
+			size = le16(p + 4);
+			ev->hdr = ETL_HDR_SYSTEM;
+			ev->ptr_size = (type & 1) ? 4 : 8;
+			ev->version = m & 0xff;
+			ev->hook = le16(p + 6);
+			ev->tid = le32(p + 8);
+			ev->pid = le32(p + 12);
+			ev->ts = le64(p + 16);
+			hlen += 8 * (pmc + pebs);
+			break;
+		}
+		case 0x10: case 0x11: {
+			unsigned pmc = (m >> 8) & 7, pebs = (m >> 15) & 1;
+
+			hlen = 0x10;
+			if (avail < hlen)
+				return -1;
+			size = le16(p + 4);
+			ev->hdr = ETL_HDR_PERFINFO;
+			ev->ptr_size = type == 0x10 ? 4 : 8;
+			ev->version = m & 0xff;
+			ev->hook = le16(p + 6);
+			ev->ts = le64(p + 8);
+			hlen += 8 * (pmc + pebs);
+			break;
+		}
+		case 0x0a: case 0x14: case 0x0b: case 0x15:
+			/* EVENT_TRACE_HEADER and its instance form (3.5, 3.6). */
+			hlen = (type == 0x0b || type == 0x15) ? 0x48 : 0x30;
+			if (avail < hlen)
+				return -1;
+			size = le16(p);
+			ev->hdr = hlen == 0x48 ? ETL_HDR_INSTANCE : ETL_HDR_FULL;
+			ev->ptr_size = (type == 0x0a || type == 0x0b) ? 4 : 8;
+			ev->opcode = p[4];
+			ev->level = p[5];
+			ev->version = (uint8_t)le16(p + 6);
+			ev->tid = le32(p + 8);
+			ev->pid = le32(p + 12);
+			ev->ts = le64(p + 16);
+			memcpy(ev->guid, p + 0x18, 16);
+			break;
+		case 0x12: case 0x13:
+			/* EVENT_HEADER (3.7). */
+			hlen = 0x50;
+			if (avail < hlen)
+				return -1;
+			size = le16(p);
+			ev->hdr = ETL_HDR_EVENT;
+			ev->ptr_size = type == 0x12 ? 4 : 8;
+			ev->flags = le16(p + 4);
+			ev->tid = le32(p + 8);
+			ev->pid = le32(p + 12);
+			ev->ts = le64(p + 16);
+			memcpy(ev->guid, p + 0x18, 16);
+			ev->id = le16(p + 0x28);
+			ev->version = p[0x2a];
+			ev->channel = p[0x2b];
+			ev->level = p[0x2c];
+			ev->opcode = p[0x2d];
+			ev->task = le16(p + 0x2e);
+			ev->keyword = le64(p + 0x30);
+			break;
+		case 0x0d:
+			/* "Error while logging": skip by its size (UNCERTAIN). */
+			hlen = 4;
+			size = m & 0xffff;
+			ev->hdr = ETL_HDR_ERROR;
+			break;
+		default:
+			return -1;
+		}
+	} else if ((hi & 0xd0) == 0x90) {
+		/* MESSAGE_TRACE_HEADER (3.8): optional items, then args. */
+		unsigned opt;
+		size_t q = 8;
+
+		hlen = 8;
+		size = m & 0xffff;
+		if (avail < 8 || size < 8 || size > avail)
+			return -1;
+		ev->hdr = ETL_HDR_MESSAGE;
+		ev->id = le16(p + 4);
+		opt = le16(p + 6);
+		ev->ptr_size = (opt & 0x40) ? 4 : 8;
+		if (opt & 0x0001)
+			q += 4;
+		if (opt & 0x0004)
+			q += 4;
+		else if (opt & 0x0002) {
+			if (q + 16 <= size)
+				memcpy(ev->guid, p + q, 16);
+			q += 16;
+		}
+		if (opt & 0x0018) {
+			if ((opt & 0x0008) && q + 8 <= size)
+				ev->ts = le64(p + q);
+			q += 8;
+		}
+		if (opt & 0x0020) {
+			if (q + 8 <= size) {
+				ev->tid = le32(p + q);
+				ev->pid = le32(p + q + 4);
+			}
+			q += 8;
+		}
+		if (q > size)
+			return -1;
+		hlen = (uint32_t)q;
+	} else if ((hi & 0x80) == 0) {
+		/* WNODE_HEADER block (3.9): opaque. */
+		hlen = 0x30;
+		size = m;
+		ev->hdr = ETL_HDR_WNODE;
+		if (avail >= 0x30)
+			memcpy(ev->guid, p + 0x18, 16);
+	} else
+		return -1;
+	if (size < hlen || size > avail)
+		return -1;
+	if (ev->hdr == ETL_HDR_EVENT && (ev->flags & 0x0001)) {
+		/* Extended items (3.7): walk the Linkage chain. */
+		size_t q = hlen;
+
+		for (;;) {
+			size_t item;
+
+			if (q + 8 > size)
+				return -1;
+			item = (8 + (size_t)le16(p + q + 6) + 7) & ~(size_t)7;
+			if (q + item > size)
+				return -1;
+			q += item;
+			if ((le16(p + q - item + 4) & 1) == 0)
+				break;
+		}
+		ev->ext = p + hlen;
+		ev->ext_len = q - hlen;
+		hlen = (uint32_t)q;
+	}
+	ev->payload = p + hlen;
+	ev->payload_len = size - hlen;
+	return size;
+}
+
+/* Reads the trace header (section 2) from the first event of the file. */
+static int
+read_trace_header(struct etl_reader *r)
+{
+	const unsigned char *buf = r->data, *p;
+	uint32_t filled;
+	struct etl_event ev;
+	struct etl_header *h = &r->header;
+	size_t o, x;		/* o: pointer-size shift of the x64 layout */
+	size_t avail, used;
+	long size;
+
+	filled = le32(buf + 0x30) ? le32(buf + 0x30) : le32(buf + 0x04);
+	if (le16(buf + 0x34) & FLAG_COMPRESSED || filled > r->len ||
+	    filled < BUF_HEADER_LEN)
+		return -1;
+	size = parse_event(buf + BUF_HEADER_LEN, filled - BUF_HEADER_LEN, &ev);
+	if (size <= 0 || ev.hdr != ETL_HDR_SYSTEM || ev.hook != 0x0000 ||
+	    ev.payload_len < 0x110)
+		return -1;
+	p = ev.payload;
+	h->header_ptr_size = ev.ptr_size;
+	o = ev.ptr_size == 8 ? 8 : 0;
+	h->buffer_size = le32(p + 0x00);
+	h->version = le32(p + 0x04);
+	h->provider_version = le32(p + 0x08);
+	h->cpus = le32(p + 0x0c);
+	h->end_time = le64(p + 0x10);
+	h->timer_resolution = le32(p + 0x18);
+	h->max_file_size = le32(p + 0x1c);
+	h->log_file_mode = le32(p + 0x20);
+	h->buffers_written = le32(p + 0x24);
+	h->start_buffers = le32(p + 0x28);
+	h->pointer_size = le32(p + 0x2c);
+	h->events_lost = le32(p + 0x30);
+	h->cpu_mhz = le32(p + 0x34);
+	x = 0x40 + o;		/* TimeZone */
+	h->tz_bias = (int32_t)le32(p + x);
+	h->boot_time = le64(p + 0xf0 + o);
+	h->perf_freq = le64(p + 0xf8 + o);
+	h->start_time = le64(p + 0x100 + o);
+	h->clock_type = le32(p + 0x108 + o);
+	h->buffers_lost = le32(p + 0x10c + o);
+	h->t0 = ev.ts;
+	x = 0x110 + o;
+	if (x <= ev.payload_len) {
+		avail = ev.payload_len - x;
+		utf16_to_utf8(p + x, avail, h->logger_name,
+		    sizeof(h->logger_name), &used);
+		utf16_to_utf8(p + x + used, avail - used, h->log_file_name,
+		    sizeof(h->log_file_name), NULL);
+	}
+	return 0;
+}
+
+/* Whether a buffer header at `off` could be real (used to resync). */
+static int
+plausible_buffer(const struct etl_reader *r, uint64_t off)
+{
+	const unsigned char *b = r->data + off;
+	uint32_t size, filled;
+	uint16_t flags;
+
+	if (off + BUF_HEADER_LEN > r->len)
+		return 0;
+	size = le32(b);
+	filled = le32(b + 0x30) ? le32(b + 0x30) : le32(b + 4);
+	flags = le16(b + 0x34);
+	if (size < BUF_HEADER_LEN || size > r->len - off || le16(b + 0x36) > 7)
+		return 0;
+	if (flags & FLAG_COMPRESSED)
+		return filled > BUF_HEADER_LEN && filled <= MAX_FILLED;
+	if (filled < BUF_HEADER_LEN || filled > size)
+		return 0;
+	/* The first event must have a header we know. */
+	return filled < BUF_HEADER_LEN + 4 || (b[BUF_HEADER_LEN + 3] & 0x80) ||
+	    filled == BUF_HEADER_LEN;
+}
+
+/* The next plausible buffer header after a bad one at `off`. */
+static uint64_t
+resync(const struct etl_reader *r, uint64_t off)
+{
+	uint64_t next;
+
+	/* Most files use one buffer size: try that step first. */
+	if (r->header.buffer_size >= BUF_HEADER_LEN &&
+	    plausible_buffer(r, off + r->header.buffer_size))
+		return off + r->header.buffer_size;
+	for (next = (off + 8) & ~(uint64_t)7; next + BUF_HEADER_LEN <= r->len;
+	    next += 8)
+		if (plausible_buffer(r, next))
+			return next;
+	return r->len;
+}
+
+/* The timestamp of the first event in `data` (a buffer's event area). */
+static uint64_t
+first_timestamp(const unsigned char *p, size_t len)
+{
+	struct etl_event ev;
+	size_t pos = 0;
+	long size;
+
+	while (pos + 4 <= len && (size = parse_event(p + pos, len - pos,
+	    &ev)) > 0) {
+		if (ev.ts != 0)
+			return ev.ts;
+		pos += ((size_t)size + 7) & ~(size_t)7;
+	}
+	/* A compressed peek may cut the first event: read its time anyway. */
+	if (pos + 0x18 <= len && (p[pos + 3] & 0xc0) == 0xc0) {
+		unsigned type = p[pos + 2];
+
+		if (type == 0x10 || type == 0x11)
+			return le64(p + pos + 8);
+		return le64(p + pos + 16);
+	}
+	return 0;
+}
+
+static int
+add_index(struct etl_reader *r, const struct bufidx *bi)
+{
+	if (r->nbufs == r->bufcap) {
+		size_t cap = r->bufcap ? r->bufcap * 2 : 256;
+		struct bufidx *b = realloc(r->bufs, cap * sizeof(*b));
+
+		if (b == NULL)
+			return -1;
+		r->bufs = b;
+		r->bufcap = cap;
+	}
+	r->bufs[r->nbufs++] = *bi;
+	return 0;
+}
+
+/* Indexes the buffer at `off`; returns the offset of the next one. */
+static uint64_t
+index_buffer(struct etl_reader *r, uint64_t off, int *warned)
+{
+	const unsigned char *b = r->data + off;
+	struct bufidx bi = { .off = off, .order = (uint32_t)r->nbufs };
+	uint64_t next;
+
+	if (!plausible_buffer(r, off)) {
+		uint32_t size = le32(b);
+
+		/* A last buffer cut short by the end of the file. */
+		if (size >= BUF_HEADER_LEN && size > r->len - off &&
+		    !(le16(b + 0x34) & FLAG_COMPRESSED)) {
+			set_error(r, off, "truncated buffer: %u of %u bytes",
+			    (unsigned)(r->len - off), size);
+			r->counts.bad_buffer_bytes += size - (r->len - off);
+		} else {
+			next = resync(r, off);
+			set_error(r, off, "corrupt buffer header, %llu bytes "
+			    "skipped", (unsigned long long)(next - off));
+			if (!r->counts.bad_buffers)
+				r->counts.first_bad_offset = off;
+			r->counts.bad_buffers++;
+			r->counts.bad_buffer_bytes += next - off;
+			*warned = 1;
+			return next;
+		}
+		if (!r->counts.bad_buffers)
+			r->counts.first_bad_offset = off;
+		r->counts.bad_buffers++;
+		*warned = 1;
+		bi.size = (uint32_t)(r->len - off);
+	} else
+		bi.size = le32(b);
+	bi.flags = le16(b + 0x34);
+	bi.filled = le32(b + 0x30) ? le32(b + 0x30) : le32(b + 4);
+	bi.cpu = (bi.flags & FLAG_PROC_INDEX) ? le16(b + 0x28) & 0x7ff : b[0x28];
+	if (!(bi.flags & FLAG_COMPRESSED) && bi.filled > bi.size)
+		bi.filled = bi.size;
+	if (bi.flags & (FLAG_EVENTS_LOST | FLAG_BUFFER_LOST))
+		r->counts.lost_flagged++;
+	if (bi.flags & FLAG_COMPRESSED) {
+		unsigned char peek[PEEK_LEN];
+		size_t want = bi.filled - BUF_HEADER_LEN;
+		long got;
+
+		if (want > sizeof(peek))
+			want = sizeof(peek);
+		got = lzxpress_decompress(b + BUF_HEADER_LEN,
+		    bi.size - BUF_HEADER_LEN, peek, want, NULL);
+		bi.first_ts = got > 0 ? first_timestamp(peek, (size_t)got) : 0;
+		r->counts.compressed++;
+	} else
+		bi.first_ts = first_timestamp(b + BUF_HEADER_LEN,
+		    bi.filled - BUF_HEADER_LEN);
+	r->counts.buffers++;
+	if (add_index(r, &bi) != 0)
+		return r->len;
+	return off + bi.size;
+}
+
+static int
+cmp_first_ts(const void *a, const void *b)
+{
+	const struct bufidx *x = a, *y = b;
+
+	if (x->first_ts != y->first_ts)
+		return x->first_ts < y->first_ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int
+etl_probe(const unsigned char *data, size_t len)
+{
+	uint32_t m;
+
+	if (len < BUF_HEADER_LEN + 0x20 || le32(data) < BUF_HEADER_LEN)
+		return 0;
+	m = le32(data + BUF_HEADER_LEN);
+	return (m >> 24 & 0xc0) == 0xc0 && ((m >> 16 & 0xff) == 1 ||
+	    (m >> 16 & 0xff) == 2) && le16(data + BUF_HEADER_LEN + 6) == 0;
+}
+
+enum etl_status
+etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
+    size_t len, const char *name)
+{
+	uint64_t off = 0;
+	int warned = 0;
+
+	r->data = data;
+	r->len = len;
+	r->name = name;
+	r->counts.bytes = len;
+	if (!etl_probe(data, len) || read_trace_header(r) != 0) {
+		set_error(r, 0, "not an ETL file");
+		return ETL_FATAL;
+	}
+	while (off + BUF_HEADER_LEN <= len)
+		off = index_buffer(r, off, &warned);
+	if (off < len) {
+		set_error(r, off, "%llu trailing bytes after the last buffer",
+		    (unsigned long long)(len - off));
+		r->counts.bad_buffer_bytes += len - off;
+		warned = 1;
+	}
+	qsort(r->bufs, r->nbufs, sizeof(*r->bufs), cmp_first_ts);
+	return warned ? ETL_WARN : ETL_OK;
+}
+
+/* ---- the merge ---- */
+
+static int
+heap_less(const struct openbuf *a, const struct openbuf *b)
+{
+	if (a->cur.ts != b->cur.ts)
+		return a->cur.ts < b->cur.ts;
+	if (a->idx->order != b->idx->order)
+		return a->idx->order < b->idx->order;
+	return a->pos < b->pos;
+}
+
+static void
+heap_push(struct etl_reader *r, struct openbuf *ob)
+{
+	size_t i = r->nheap++;
+
+	while (i > 0 && heap_less(ob, r->heap[(i - 1) / 2])) {
+		r->heap[i] = r->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	r->heap[i] = ob;
+}
+
+static struct openbuf *
+heap_pop(struct etl_reader *r)
+{
+	struct openbuf *top = r->heap[0], *last = r->heap[--r->nheap];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < r->nheap) {
+		if (c + 1 < r->nheap && heap_less(r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!heap_less(r->heap[c], last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->nheap > 0)
+		r->heap[i] = last;
+	return top;
+}
+
+/*
+ * Parses the event at ob->pos into ob->cur, skipping what cannot be read.
+ * @return : 1 if there is an event, 0 at the end of the buffer, -1 if the
+ *	rest of the buffer was skipped as corrupt (error set).
+ */
+static int
+load_event(struct etl_reader *r, struct openbuf *ob)
+{
+	long size;
+
+	if (ob->pos + 4 > ob->end)
+		return 0;
+	size = parse_event(ob->data + ob->pos, ob->end - ob->pos, &ob->cur);
+	if (size == 0)
+		return 0;
+	if (size < 0) {
+		uint64_t at = ob->idx->off + ((ob->idx->flags & FLAG_COMPRESSED)
+		    ? 0 : ob->pos);
+
+		set_error(r, at, "corrupt event header in %sbuffer at 0x%llx, "
+		    "%zu bytes skipped", (ob->idx->flags & FLAG_COMPRESSED) ?
+		    "compressed " : "", (unsigned long long)ob->idx->off,
+		    ob->end - ob->pos);
+		if (!r->counts.bad_events && !r->counts.bad_buffers)
+			r->counts.first_bad_offset = at;
+		r->counts.bad_events++;
+		r->counts.bad_event_bytes += ob->end - ob->pos;
+		ob->pos = ob->end;
+		return -1;
+	}
+	if (ob->cur.ts == 0 && (ob->cur.hdr == ETL_HDR_WNODE ||
+	    ob->cur.hdr == ETL_HDR_MESSAGE || ob->cur.hdr == ETL_HDR_ERROR))
+		ob->cur.ts = ob->last_ts;
+	ob->last_ts = ob->cur.ts;
+	ob->cur.cpu = ob->idx->cpu;
+	ob->cur.order = ob->idx->order;
+	ob->cur.offset = ob->idx->off + ((ob->idx->flags & FLAG_COMPRESSED) ?
+	    0 : ob->pos);
+	ob->pos += ((size_t)size + 7) & ~(size_t)7;
+	r->counts.events++;
+	return 1;
+}
+
+static struct openbuf *
+get_openbuf(struct etl_reader *r)
+{
+	if (r->nspare > 0)
+		return r->spare[--r->nspare];
+	return calloc(1, sizeof(struct openbuf));
+}
+
+static void
+close_openbuf(struct etl_reader *r, struct openbuf *ob)
+{
+	/* r->spare has room: it never holds more than were opened at once. */
+	r->spare[r->nspare++] = ob;
+}
+
+/* Makes the buffer's event area readable: decompressed if need be. */
+static int
+map_buffer(struct etl_reader *r, struct openbuf *ob, const struct bufidx *bi)
+{
+	const unsigned char *b = r->data + bi->off;
+	size_t want = bi->filled - BUF_HEADER_LEN, err_at = 0;
+
+	ob->idx = bi;
+	ob->pos = BUF_HEADER_LEN;
+	ob->end = bi->filled;
+	ob->last_ts = bi->first_ts;
+	if (!(bi->flags & FLAG_COMPRESSED)) {
+		ob->data = b;
+		return 0;
+	}
+	if (ob->owned_cap < bi->filled) {
+		free(ob->owned);
+		if ((ob->owned = malloc(bi->filled)) == NULL) {
+			ob->owned_cap = 0;
+			return -1;
+		}
+		ob->owned_cap = bi->filled;
+	}
+	memcpy(ob->owned, b, BUF_HEADER_LEN);
+	if (lzxpress_decompress(b + BUF_HEADER_LEN, bi->size - BUF_HEADER_LEN,
+	    ob->owned + BUF_HEADER_LEN, want, &err_at) != (long)want) {
+		set_error(r, bi->off + BUF_HEADER_LEN + err_at,
+		    "corrupt compressed buffer at 0x%llx, %u bytes skipped",
+		    (unsigned long long)bi->off, bi->size);
+		if (!r->counts.bad_buffers)
+			r->counts.first_bad_offset = bi->off;
+		r->counts.bad_buffers++;
+		r->counts.bad_buffer_bytes += bi->size;
+		return -1;
+	}
+	ob->data = ob->owned;
+	return 0;
+}
+
+static int
+grow_heap(struct etl_reader *r)
+{
+	size_t cap = r->heapcap ? r->heapcap * 2 : 64;
+	struct openbuf **h = realloc(r->heap, cap * sizeof(*h));
+	struct openbuf **s;
+
+	if (h == NULL)
+		return -1;
+	r->heap = h;
+	if ((s = realloc(r->spare, (cap + 1) * sizeof(*s))) == NULL)
+		return -1;
+	r->spare = s;
+	r->heapcap = cap;
+	return 0;
+}
+
+/*
+ * Opens the next buffer in time order and puts it on the heap.
+ * @return : 0, or -1 if it was skipped (error set).
+ */
+static int
+open_next(struct etl_reader *r)
+{
+	const struct bufidx *bi = &r->bufs[r->next_buf++];
+	struct openbuf *ob;
+	int st;
+
+	if (r->nheap + 1 >= r->heapcap && grow_heap(r) != 0)
+		return -1;
+	if ((ob = get_openbuf(r)) == NULL)
+		return -1;
+	if (map_buffer(r, ob, bi) != 0) {
+		close_openbuf(r, ob);
+		return -1;
+	}
+	if ((st = load_event(r, ob)) <= 0) {
+		close_openbuf(r, ob);
+		return st;
+	}
+	heap_push(r, ob);
+	return 0;
+}
+
+/* Moves the buffer returned last time to its next event. */
+static int
+advance_popped(struct etl_reader *r)
+{
+	struct openbuf *ob = r->popped;
+	int st;
+
+	r->popped = NULL;
+	if ((st = load_event(r, ob)) > 0) {
+		heap_push(r, ob);
+		return 0;
+	}
+	close_openbuf(r, ob);
+	return st;
+}
+
+enum etl_status
+etl_reader_next(struct etl_reader *r, struct etl_event *ev)
+{
+	struct openbuf *ob;
+
+	if (r->popped != NULL && advance_popped(r) < 0)
+		return ETL_WARN;
+	/* Open every buffer that starts before the earliest open event. */
+	while (r->next_buf < r->nbufs && (r->nheap == 0 ||
+	    r->bufs[r->next_buf].first_ts <= r->heap[0]->cur.ts))
+		if (open_next(r) < 0)
+			return ETL_WARN;
+	if (r->nheap == 0)
+		return ETL_EOF;
+	ob = heap_pop(r);
+	*ev = ob->cur;
+	r->popped = ob;
+	return ETL_OK;
+}

@@ -1,0 +1,191 @@
+/*
+ * platform.c - POSIX and Windows versions of platform.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+/* Reads a whole stream into malloc'd memory. */
+static int
+read_all(FILE *fp, struct mapped_file *m)
+{
+	size_t cap = 1 << 20, len = 0, n;
+	unsigned char *buf = malloc(cap), *p;
+
+	if (buf == NULL)
+		return -1;
+	while ((n = fread(buf + len, 1, cap - len, fp)) > 0) {
+		len += n;
+		if (len == cap) {
+			if ((p = realloc(buf, cap * 2)) == NULL) {
+				free(buf);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = p;
+			cap *= 2;
+		}
+	}
+	if (ferror(fp)) {
+		free(buf);
+		return -1;
+	}
+	m->data = buf;
+	m->len = len;
+	m->mem = buf;
+	m->is_mapped = 0;
+	return 0;
+}
+
+#ifdef _WIN32
+int
+platform_map_file(const char *path, struct mapped_file *m)
+{
+	HANDLE file, mapping;
+	LARGE_INTEGER size;
+	void *view;
+
+	memset(m, 0, sizeof(*m));
+	if (strcmp(path, "-") == 0) {
+		platform_binary_mode(stdin);
+		return read_all(stdin, m);
+	}
+	file = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL,
+	    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	if (file == INVALID_HANDLE_VALUE) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!GetFileSizeEx(file, &size)) {
+		CloseHandle(file);
+		errno = EIO;
+		return -1;
+	}
+	if (size.QuadPart == 0) {
+		CloseHandle(file);
+		m->data = (const unsigned char *)"";
+		return 0;
+	}
+	mapping = CreateFileMappingA(file, NULL, PAGE_READONLY, 0, 0, NULL);
+	CloseHandle(file);
+	if (mapping == NULL) {
+		errno = EIO;
+		return -1;
+	}
+	view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+	CloseHandle(mapping);
+	if (view == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	m->data = view;
+	m->len = (size_t)size.QuadPart;
+	m->mem = view;
+	m->is_mapped = 1;
+	return 0;
+}
+
+void
+platform_unmap_file(struct mapped_file *m)
+{
+	if (m->is_mapped)
+		UnmapViewOfFile(m->mem);
+	else
+		free(m->mem);
+	memset(m, 0, sizeof(*m));
+}
+
+void
+platform_binary_mode(FILE *fp)
+{
+	_setmode(_fileno(fp), _O_BINARY);
+}
+
+int
+platform_is_terminal(FILE *fp)
+{
+	return _isatty(_fileno(fp));
+}
+#else
+int
+platform_map_file(const char *path, struct mapped_file *m)
+{
+	struct stat st;
+	int fd;
+	void *p;
+
+	memset(m, 0, sizeof(*m));
+	if (strcmp(path, "-") == 0)
+		return read_all(stdin, m);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* A pipe or device: read it instead. */
+		FILE *fp = fdopen(fd, "rb");
+		int rc;
+
+		if (fp == NULL) {
+			close(fd);
+			return -1;
+		}
+		rc = read_all(fp, m);
+		fclose(fp);
+		return rc;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		m->data = (const unsigned char *)"";
+		return 0;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	/* Decoding walks the file front to back. */
+	posix_madvise(p, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
+	m->data = p;
+	m->len = (size_t)st.st_size;
+	m->mem = p;
+	m->is_mapped = 1;
+	return 0;
+}
+
+void
+platform_unmap_file(struct mapped_file *m)
+{
+	if (m->is_mapped)
+		munmap(m->mem, m->len);
+	else
+		free(m->mem);
+	memset(m, 0, sizeof(*m));
+}
+
+void
+platform_binary_mode(FILE *fp)
+{
+	(void)fp;
+}
+
+int
+platform_is_terminal(FILE *fp)
+{
+	return isatty(fileno(fp));
+}
+#endif

@@ -1,0 +1,32 @@
+/*
+ * platform.h - the few calls that differ between POSIX and Windows:
+ * mapping an input file into memory, binary mode, terminal checks.
+ * Only this module and cli.c include system headers beyond C11.
+ */
+#ifndef PLATFORM_H
+#define PLATFORM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct mapped_file {
+	const unsigned char *data;
+	size_t len;
+	void *mem;		/* what to unmap or free */
+	int is_mapped;
+};
+
+/*
+ * Maps `path` read-only, or reads standard input whole when path is "-".
+ * @return : 0, or -1 with errno set.
+ */
+int platform_map_file(const char *path, struct mapped_file *m);
+void platform_unmap_file(struct mapped_file *m);
+
+/* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
+void platform_binary_mode(FILE *fp);
+
+/* Whether fp is a terminal. */
+int platform_is_terminal(FILE *fp);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * etlcat - decode .etl traces into the event stream.
+ *
+ * For each input: map it, let each reader bid on its first bytes, and
+ * pump the winner's records into one stream writer.  Errors name the file
+ * and offset, and the next input is still read; the exit status says
+ * whether anything went wrong.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "etw_decode.h"
+#include "in_etl.h"
+#include "platform.h"
+#include "stream.h"
+
+#define PRODUCER	"etlcat 0.1"
+#define MAX_WARNINGS	10	/* messages a file; the rest are counted */
+
+static _Noreturn void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: etlcat [-fqv] [-o file] [-z level] [file ...]\n");
+	if (status == CLI_OK)
+		fprintf(fp,
+		    "Decode Windows ETW traces (.etl) into the event stream.\n"
+		    "  -f        write the stream even to a terminal\n"
+		    "  -o file   write to file instead of standard output\n"
+		    "  -q        no summary of skipped or lost data on stderr\n"
+		    "  -v        a summary of every input on stderr\n"
+		    "  -z level  zstd level, -7 to 19 (default 1)\n"
+		    "  --help    this text;  --version  the version\n"
+		    "With no file, or when file is -, read standard input.\n"
+		    "Event streams given as input are passed through.\n");
+	exit(status);
+}
+
+struct options {
+	int quiet, verbose;
+};
+
+/* Prints what the decoder skipped or could not join. */
+static void
+summarize(const char *name, const struct etl_reader *r,
+    const struct etw_decoder *d, const struct options *o)
+{
+	const struct etl_counts *c = etl_reader_counts(r);
+	const struct etl_header *h = etl_reader_header(r);
+	const struct etw_decode_stats *s = etw_decoder_stats(d);
+	int problems = c->bad_buffers || c->bad_events || s->bad_payloads ||
+	    s->bad_tracelogging || h->events_lost || h->buffers_lost;
+
+	if (o->quiet || (!problems && !o->verbose))
+		return;
+	cli_warn("%s: %llu events in %llu buffers (%llu compressed); "
+	    "%llu stacks attached", name, (unsigned long long)c->events,
+	    (unsigned long long)c->buffers, (unsigned long long)c->compressed,
+	    (unsigned long long)s->stacks_attached);
+	if (c->bad_buffers || c->bad_events)
+		cli_warn("%s: skipped %llu corrupt buffers and %llu corrupt "
+		    "event runs, %llu bytes", name,
+		    (unsigned long long)c->bad_buffers,
+		    (unsigned long long)c->bad_events,
+		    (unsigned long long)(c->bad_buffer_bytes +
+		    c->bad_event_bytes));
+	if (s->bad_payloads || s->bad_tracelogging)
+		cli_warn("%s: %llu payloads kept raw (too short for their "
+		    "layout or schema)", name,
+		    (unsigned long long)(s->bad_payloads + s->bad_tracelogging));
+	if (h->events_lost || h->buffers_lost)
+		cli_warn("%s: the logger lost %u events and %u buffers", name,
+		    h->events_lost, h->buffers_lost);
+	if (o->verbose && (s->stacks_orphaned || s->keys_unresolved))
+		cli_warn("%s: %llu stack walks without owner, %llu stack keys "
+		    "never defined", name,
+		    (unsigned long long)s->stacks_orphaned,
+		    (unsigned long long)s->keys_unresolved);
+}
+
+/* Decodes one .etl file.  @return : CLI_OK or CLI_DATA_ERROR. */
+static int
+cat_etl(struct stream_writer *w, const char *name, const unsigned char *data,
+    size_t len, const struct options *o)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etw_decoder *d = NULL;
+	struct etl_event ev;
+	enum etl_status st;
+	int status = CLI_OK, warnings = 0;
+
+	if (r == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	st = etl_reader_open_mem(r, data, len, name);
+	if (st == ETL_FATAL) {
+		cli_warn("%s: %s", name, etl_reader_error(r));
+		etl_reader_free(r);
+		return CLI_DATA_ERROR;
+	}
+	if (st == ETL_WARN) {
+		cli_warn("%s: %s", name, etl_reader_error(r));
+		warnings++;
+		status = CLI_DATA_ERROR;
+	}
+	if (stream_write_header(w, PRODUCER) != 0 ||
+	    (d = etw_decoder_new(w, etl_reader_header(r), name)) == NULL)
+		cli_write_error(NULL);
+	while ((st = etl_reader_next(r, &ev)) != ETL_EOF) {
+		if (st == ETL_WARN) {
+			if (++warnings <= MAX_WARNINGS)
+				cli_warn("%s: %s", name, etl_reader_error(r));
+			status = CLI_DATA_ERROR;
+			continue;
+		}
+		if (etw_decoder_event(d, &ev) != 0)
+			cli_write_error(NULL);
+	}
+	if (warnings > MAX_WARNINGS)
+		cli_warn("%s: %d more problems not shown", name,
+		    warnings - MAX_WARNINGS);
+	if (etw_decoder_finish(d, etl_reader_counts(r)) != 0)
+		cli_write_error(NULL);
+	summarize(name, r, d, o);
+	etw_decoder_free(d);
+	etl_reader_free(r);
+	return status;
+}
+
+/* Copies an event stream given as input, record by record. */
+static int
+cat_stream(struct stream_writer *w, const char *name,
+    const unsigned char *data, size_t len)
+{
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	enum stream_status st;
+	int status = CLI_OK;
+
+	if (r == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	stream_reader_open_mem(r, data, len, name);
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+		if (stream_write_record(w, &rec) != 0)
+			cli_write_error(NULL);
+	if (st == STREAM_ERROR) {
+		cli_warn("%s", stream_reader_error(r));
+		status = CLI_DATA_ERROR;
+	} else if (stream_reader_truncated(r)) {
+		cli_warn("%s: stream ends without its end record (truncated)",
+		    name);
+		status = CLI_DATA_ERROR;
+	}
+	stream_reader_free(r);
+	return status;
+}
+
+static int
+cat_one(struct stream_writer *w, const char *path, const struct options *o)
+{
+	const char *name = strcmp(path, "-") == 0 ? "(stdin)" : path;
+	struct mapped_file m;
+	int status;
+
+	if (platform_map_file(path, &m) != 0) {
+		cli_warn("%s: %s", name, strerror(errno));
+		return CLI_DATA_ERROR;
+	}
+	if (etl_probe(m.data, m.len))
+		status = cat_etl(w, name, m.data, m.len, o);
+	else if (stream_probe(m.data, m.len))
+		status = cat_stream(w, name, m.data, m.len);
+	else {
+		cli_warn("%s: not an ETL file or event stream (offset 0x0)",
+		    name);
+		status = CLI_DATA_ERROR;
+	}
+	platform_unmap_file(&m);
+	return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct options o = { 0 };
+	const char *out = NULL;
+	int ch, force = 0, level = 1, status = CLI_OK, i;
+	struct stream_writer *w;
+	FILE *fp;
+
+	cli_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "fo:qvz:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			usage(stdout, CLI_OK);
+			/* NOTREACHED */
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'V':
+			printf("%s\n", PRODUCER);
+			return CLI_OK;
+		case 'z':
+			level = (int)cli_number(optarg, -7, 19, "-z");
+			break;
+		default:
+			usage(stderr, CLI_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	fp = cli_open_output(out, 1, force);
+	if ((w = stream_writer_new(fp, level)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (argc == 0)
+		status = cat_one(w, "-", &o);
+	for (i = 0; i < argc; i++)
+		if (cat_one(w, argv[i], &o) != CLI_OK)
+			status = CLI_DATA_ERROR;
+	if (stream_writer_close(w) != 0)
+		cli_write_error(out);
+	if (cli_close_output(fp, out) != CLI_OK)
+		status = CLI_DATA_ERROR;
+	return status;
+}
