@@ -242,7 +242,8 @@ guid_class(struct etw_decoder *d, const struct etl_event *ev,
 	}
 	if (event == NULL) {
 		if (ev->hdr != ETL_HDR_EVENT &&
-		    (known = etw_guid_event_name(ev->guid, ev->opcode)) != NULL)
+		    (known = etw_guid_event_name(ev->guid, ev->opcode, d->name,
+		    sizeof(d->name))) != NULL)
 			event = known;
 		else if (ev->hdr == ETL_HDR_EVENT)
 			snprintf(d->name, sizeof(d->name), "EventID(%u)", ev->id);

@@ -235,18 +235,19 @@ etw_kernel_event_name(unsigned hook, char *buf, size_t cap)
 struct provider {
 	struct guid_parts guid;
 	const char *name;
+	const char *task;	/* names opcodes not listed: "Task/Opcode(N)" */
 };
 
 /* Providers that traces of native programs commonly hold. */
 static const struct provider providers[] = {
 	{ { 0xb3e675d7, 0x2554, 0x4f18, { 0x83, 0x0b, 0x27, 0x62, 0x73, 0x25,
-	    0x60, 0xde } }, "KernelTraceControl" },
+	    0x60, 0xde } }, "KernelTraceControl", "ImageID" },
 	{ { 0x9b79ee91, 0xb5fd, 0x41c0, { 0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66,
 	    0xe9, 0xd0 } }, ETW_KERNEL_PROVIDER },
 	{ { 0xbbccf6c1, 0x6cd1, 0x48c4, { 0x80, 0xff, 0x83, 0x94, 0x82, 0xe3,
-	    0x76, 0x71 } }, "KernelTraceControl" },
+	    0x76, 0x71 } }, "KernelTraceControl", "SysConfig", "MetaData" },
 	{ { 0xed54dff8, 0xc409, 0x4cf6, { 0xbf, 0x83, 0x05, 0xe1, 0xe6, 0x1a,
-	    0x09, 0xc4 } }, "KernelTraceControl" },
+	    0x09, 0xc4 } }, "KernelTraceControl", "WinSat" },
 	{ { 0x6a399ae0, 0x4bc6, 0x4de9, { 0x87, 0x0b, 0x36, 0x57, 0xf8, 0x94,
 	    0x7e, 0x7e } }, "RT_LostEvent" },
 	{ { 0xe13c0d23, 0xccbc, 0x4e12, { 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee,
@@ -303,16 +304,22 @@ static const struct guid_event guid_events[] = {
 };
 
 const char *
-etw_guid_event_name(const unsigned char guid[16], unsigned opcode)
+etw_guid_event_name(const unsigned char guid[16], unsigned opcode, char *buf,
+    size_t cap)
 {
 	uint32_t d1 = (uint32_t)guid[0] | (uint32_t)guid[1] << 8 |
 	    (uint32_t)guid[2] << 16 | (uint32_t)guid[3] << 24;
 	size_t i;
 
-	if (etw_provider_name(guid) == NULL)
-		return NULL;
 	for (i = 0; i < sizeof(guid_events) / sizeof(guid_events[0]); i++)
 		if (guid_events[i].d1 == d1 && guid_events[i].opcode == opcode)
 			return guid_events[i].name;
+	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i].task != NULL &&
+		    guid_equal(&providers[i].guid, guid)) {
+			snprintf(buf, cap, "%s/Opcode(%u)", providers[i].task,
+			    opcode);
+			return buf;
+		}
 	return NULL;
 }

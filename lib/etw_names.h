@@ -33,6 +33,9 @@ void etw_kernel_event_name(unsigned hook, char *buf, size_t cap);
  * `opcode` is the FULL_HEADER Class.Type; `id` the EVENT_HEADER id.
  */
 const char *etw_provider_name(const unsigned char guid[16]);
-const char *etw_guid_event_name(const unsigned char guid[16], unsigned opcode);
+/* Tasks with a known name but an unlisted opcode come out as
+ * "Task/Opcode(N)", written into buf. */
+const char *etw_guid_event_name(const unsigned char guid[16], unsigned opcode,
+    char *buf, size_t cap);
 
 #endif

@@ -109,17 +109,65 @@ format_f64(double f, char *buf, size_t cap)
 	return put(buf, cap, tmp, put_printed(n));
 }
 
+/*
+ * Writes v in decimal at p, zero-padded to `width` (at most 20) digits;
+ * returns the end.  By hand because snprintf() is most of the cost of a
+ * long CSV or JSON table.
+ */
+static char *
+decimal(char *p, uint64_t v, int width)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0 || n < width);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* The magnitude of i, in unsigned arithmetic so that INT64_MIN works. */
+static uint64_t
+magnitude(int64_t i)
+{
+	return i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+}
+
+static size_t
+format_i64(int64_t i, char *buf, size_t cap)
+{
+	char tmp[24], *p = tmp;
+
+	if (i < 0)
+		*p++ = '-';
+	p = decimal(p, magnitude(i), 1);
+	return put(buf, cap, tmp, (size_t)(p - tmp));
+}
+
+static size_t
+format_u64(uint64_t u, char *buf, size_t cap)
+{
+	char tmp[24], *p;
+
+	p = decimal(tmp, u, 1);
+	return put(buf, cap, tmp, (size_t)(p - tmp));
+}
+
 static size_t
 format_ns(int64_t ns, char *buf, size_t cap)
 {
-	uint64_t mag;
-	int n;
+	char tmp[24], *p = tmp;
+	uint64_t mag = magnitude(ns);
 
-	/* Negate in unsigned arithmetic so that INT64_MIN works too. */
-	mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	n = snprintf(buf, cap, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
-	    mag / NS_PER_SEC, mag % NS_PER_SEC);
-	return put_printed(n);
+	if (ns < 0)
+		*p++ = '-';
+	p = decimal(p, mag / NS_PER_SEC, 1);
+	*p++ = '.';
+	p = decimal(p, mag % NS_PER_SEC, 9);
+	return put(buf, cap, tmp, (size_t)(p - tmp));
 }
 
 /*
@@ -145,9 +193,9 @@ civil_from_days(uint64_t z, uint64_t *year, unsigned *month, unsigned *day)
 static size_t
 format_utc(uint64_t ticks, char *buf, size_t cap)
 {
+	char tmp[40], *p = tmp;
 	uint64_t secs, sod, year;
 	unsigned month, day;
-	int n;
 
 	/* A zero FILETIME means "no time" in Windows structures. */
 	if (ticks == 0)
@@ -156,10 +204,21 @@ format_utc(uint64_t ticks, char *buf, size_t cap)
 	sod = secs % SECS_PER_DAY;
 	civil_from_days(secs / SECS_PER_DAY + DAYS_0000_03_01_TO_1601, &year,
 	    &month, &day);
-	n = snprintf(buf, cap, "%04" PRIu64 "-%02u-%02uT%02u:%02u:%02u.%07uZ",
-	    year, month, day, (unsigned)(sod / 3600), (unsigned)(sod / 60 % 60),
-	    (unsigned)(sod % 60), (unsigned)(ticks % TICKS_PER_SEC));
-	return put_printed(n);
+	p = decimal(p, year, 4);
+	*p++ = '-';
+	p = decimal(p, month, 2);
+	*p++ = '-';
+	p = decimal(p, day, 2);
+	*p++ = 'T';
+	p = decimal(p, sod / 3600, 2);
+	*p++ = ':';
+	p = decimal(p, sod / 60 % 60, 2);
+	*p++ = ':';
+	p = decimal(p, sod % 60, 2);
+	*p++ = '.';
+	p = decimal(p, ticks % TICKS_PER_SEC, 7);
+	*p++ = 'Z';
+	return put(buf, cap, tmp, (size_t)(p - tmp));
 }
 
 void
@@ -189,9 +248,9 @@ value_format(const struct value *val, char *buf, size_t cap)
 {
 	switch (val->type) {
 	case VAL_I64:
-		return put_printed(snprintf(buf, cap, "%" PRId64, val->v.i));
+		return format_i64(val->v.i, buf, cap);
 	case VAL_U64:
-		return put_printed(snprintf(buf, cap, "%" PRIu64, val->v.u));
+		return format_u64(val->v.u, buf, cap);
 	case VAL_F64:
 		return format_f64(val->v.f, buf, cap);
 	case VAL_STR:

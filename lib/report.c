@@ -1,0 +1,173 @@
+/*
+ * report.c - see report.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "report.h"
+
+#define NO_ID 0xffffffffu
+
+struct report {
+	struct out *o;
+	int table_open;		/* a table (or the event list) is open */
+	int events_open;	/* ... and it is the event list */
+	struct buf fields;	/* "name=value; ..." of one event */
+	char text[4096];
+};
+
+struct report *
+report_new(struct out *o)
+{
+	struct report *rp = calloc(1, sizeof(*rp));
+
+	if (rp != NULL)
+		rp->o = o;
+	return rp;
+}
+
+void
+report_free(struct report *rp)
+{
+	if (rp != NULL) {
+		buf_release(&rp->fields);
+		free(rp);
+	}
+}
+
+int
+report_finish(struct report *rp)
+{
+	int rc = 0;
+
+	if (rp->table_open)
+		rc = out_table_end(rp->o);
+	rp->table_open = rp->events_open = 0;
+	return rc;
+}
+
+static int
+begin_table(struct report *rp, const struct stream_table *t)
+{
+	struct out_column cols[STREAM_EVENT_FIELDS_MAX];
+	size_t i, n = t->ncols < STREAM_EVENT_FIELDS_MAX ? t->ncols :
+	    STREAM_EVENT_FIELDS_MAX;
+
+	if (report_finish(rp) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		cols[i].name = t->cols[i].name;
+		cols[i].type = t->cols[i].type;
+		cols[i].unit = t->cols[i].unit;
+	}
+	rp->table_open = 1;
+	return out_table_begin(rp->o, t->name, cols, n);
+}
+
+static int
+begin_events(struct report *rp)
+{
+	static const struct out_column cols[] = {
+		{ "time", VAL_NS, "s" }, { "process", VAL_STR, "" },
+		{ "pid", VAL_U64, "" }, { "tid", VAL_U64, "" },
+		{ "cpu", VAL_U64, "" }, { "kind", VAL_STR, "" },
+		{ "provider", VAL_STR, "" }, { "event", VAL_STR, "" },
+		{ "stack", VAL_U64, "" }, { "fields", VAL_STR, "" },
+	};
+
+	if (report_finish(rp) != 0)
+		return -1;
+	rp->table_open = rp->events_open = 1;
+	return out_table_begin(rp->o, "events", cols, 10);
+}
+
+/* Appends "name=value" to the fields text. */
+static void
+add_field(struct report *rp, const char *name, const struct value *v)
+{
+	size_t need = value_format(v, rp->text, sizeof(rp->text));
+
+	if (rp->fields.len > 0)
+		buf_put(&rp->fields, "; ", 2);
+	buf_put(&rp->fields, name, strlen(name));
+	buf_put(&rp->fields, "=", 1);
+	if (need < sizeof(rp->text))
+		buf_put(&rp->fields, rp->text, need);
+	else {
+		char *big = malloc(need + 1);
+
+		if (big != NULL) {
+			value_format(v, big, need + 1);
+			buf_put(&rp->fields, big, need);
+			free(big);
+		}
+	}
+}
+
+static struct value
+str_value(const char *s)
+{
+	return (struct value){ .type = VAL_STR, .v.s = { s, s ? strlen(s) : 0 } };
+}
+
+static struct value
+id_value(uint32_t id)
+{
+	if (id == NO_ID)
+		return (struct value){ .type = VAL_NULL };
+	return (struct value){ .type = VAL_U64, .v.u = id };
+}
+
+static int
+write_event(struct report *rp, const struct stream_reader *r,
+    const struct stream_event *ev)
+{
+	const struct stream_class *c = stream_class(r, ev->h.cls);
+	const struct stream_process *p = ev->h.pid == NO_ID ? NULL :
+	    stream_process_by_pid(r, ev->h.pid);
+	struct value cells[10];
+	size_t i;
+
+	rp->fields.len = 0;
+	for (i = 0; i < ev->nfields; i++)
+		add_field(rp, ev->fields[i].name, &ev->fields[i].val);
+	if (ev->payload_len > 0) {
+		struct value raw = { .type = VAL_BYTES,
+		    .v.s = { (const char *)ev->payload, ev->payload_len } };
+
+		add_field(rp, "payload", &raw);
+	}
+	cells[0] = (struct value){ .type = VAL_NS, .v.i = ev->h.ts };
+	cells[1] = str_value(p ? p->name : "");
+	cells[2] = id_value(ev->h.pid);
+	cells[3] = id_value(ev->h.tid);
+	cells[4] = (struct value){ .type = VAL_U64, .v.u = ev->h.cpu };
+	cells[5] = str_value(stream_kind_name(ev->h.kind));
+	cells[6] = str_value(c ? c->provider : "");
+	cells[7] = str_value(c ? c->event : "");
+	cells[8] = (struct value){ .type = VAL_U64, .v.u = ev->h.stack };
+	cells[9] = (struct value){ .type = VAL_STR, .v.s = {
+	    (const char *)rp->fields.data, rp->fields.len } };
+	return out_table_row(rp->o, cells);
+}
+
+int
+report_record(struct report *rp, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	switch (rec->type) {
+	case REC_TABLE:
+		return begin_table(rp, &rec->u.table);
+	case REC_ROW:
+		if (!rp->table_open || rp->events_open)
+			return 0;
+		return out_table_row(rp->o, rec->u.row.cells);
+	case REC_EVENT:
+		if (!rp->events_open && begin_events(rp) != 0)
+			return -1;
+		return write_event(rp, r, &rec->u.event);
+	default:
+		return 0;
+	}
+}

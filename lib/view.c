@@ -1,0 +1,40 @@
+/*
+ * view.c - the table of views.
+ */
+#include <string.h>
+
+#include "view.h"
+
+static const struct view_ops *const views[] = {
+	&view_stats_ops,
+	&view_sysconfig_ops,
+};
+
+const struct view_ops *
+view_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (strcmp(views[i]->name, name) == 0)
+			return views[i];
+	return NULL;
+}
+
+void
+view_list(FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		fprintf(fp, "  %-10s %s\n", views[i]->name, views[i]->summary);
+}
+
+int
+view_write_table(struct stream_writer *w, stream_id id, const char *name,
+    const struct stream_column *cols, size_t ncols)
+{
+	struct stream_table t = { id, name, ncols, cols };
+
+	return stream_write_table(w, &t);
+}

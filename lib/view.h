@@ -1,0 +1,44 @@
+/*
+ * view.h - the aggregations etlagg offers, one file each (view_*.c).
+ *
+ * A view sees every record of the input stream in order through
+ * view_record() and, at the end, writes its tables with view_finish().
+ * Records are the reader's (see stream.h): a view copies what it keeps.
+ * Views keep sums, counts and the like, so that tables of several inputs
+ * could be merged.
+ */
+#ifndef VIEW_H
+#define VIEW_H
+
+#include <stdio.h>
+
+#include "stream.h"
+
+struct view;
+
+struct view_ops {
+	const char *name;
+	const char *summary;		/* one line for usage messages */
+	struct view *(*create)(void);
+	/* @return : 0, or -1 if out of memory. */
+	int (*record)(struct view *v, const struct stream_reader *r,
+	    const struct stream_record *rec);
+	/* Writes the view's tables.  @return : 0, or -1 on a write error. */
+	int (*finish)(struct view *v, struct stream_writer *w);
+	void (*destroy)(struct view *v);
+};
+
+/* The view named `name`, or NULL. */
+const struct view_ops *view_find(const char *name);
+
+/* Lists the views, one a line, for usage messages. */
+void view_list(FILE *fp);
+
+/* Writes a table's schema.  Table ids are per writer section. */
+int view_write_table(struct stream_writer *w, stream_id id, const char *name,
+    const struct stream_column *cols, size_t ncols);
+
+extern const struct view_ops view_stats_ops;
+extern const struct view_ops view_sysconfig_ops;
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * etlagg - aggregate the event stream into tables.
+ *
+ * Reads the stream from the files named (or standard input), feeds every
+ * record to the chosen view, and writes the view's tables as a stream.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stream.h"
+#include "view.h"
+
+#define PRODUCER "etlagg 0.1"
+
+static _Noreturn void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: etlagg [-f] [-o file] view [file ...]\n");
+	if (status == CLI_OK) {
+		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
+		view_list(fp);
+		fprintf(fp,
+		    "  -f        write the stream even to a terminal\n"
+		    "  -o file   write to file instead of standard output\n"
+		    "  --help    this text;  --version  the version\n"
+		    "With no file, or when file is -, read standard input.\n");
+	}
+	exit(status);
+}
+
+/* Feeds one input to the view.  @return : CLI_OK or CLI_DATA_ERROR. */
+static int
+read_input(const char *path, struct stream_reader *r,
+    const struct view_ops *ops, struct view *v, struct stream_writer *w)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	const char *name = fp == stdin ? "(stdin)" : path;
+	struct stream_record rec;
+	enum stream_status st;
+	int status = CLI_OK;
+
+	if (fp == NULL) {
+		cli_warn("%s: %s", path, strerror(errno));
+		return CLI_DATA_ERROR;
+	}
+	stream_reader_open_file(r, fp, name);
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		if (ops->record(v, r, &rec) != 0)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		/* Records of types this version does not know pass on. */
+		if (rec.type > REC_ROW && stream_write_record(w, &rec) != 0)
+			cli_write_error(NULL);
+	}
+	if (st == STREAM_ERROR) {
+		cli_warn("%s", stream_reader_error(r));
+		status = CLI_DATA_ERROR;
+	} else if (stream_reader_truncated(r)) {
+		cli_warn("%s: stream ends without its end record (truncated)",
+		    name);
+		status = CLI_DATA_ERROR;
+	}
+	if (fp != stdin)
+		fclose(fp);
+	return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct view_ops *ops;
+	struct stream_reader *r;
+	struct stream_writer *w;
+	struct stream_end end = { 0 };
+	struct view *v;
+	const char *out = NULL;
+	int ch, force = 0, status = CLI_OK, i;
+	FILE *fp;
+
+	cli_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "fo:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			usage(stdout, CLI_OK);
+		case 'o':
+			out = optarg;
+			break;
+		case 'V':
+			printf("%s\n", PRODUCER);
+			return CLI_OK;
+		default:
+			usage(stderr, CLI_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage(stderr, CLI_USAGE);
+	if ((ops = view_find(argv[0])) == NULL) {
+		cli_warn("unknown view '%s'", argv[0]);
+		usage(stderr, CLI_USAGE);
+	}
+	fp = cli_open_output(out, 1, force);
+	r = stream_reader_new(0);
+	w = stream_writer_new(fp, 1);
+	v = ops->create();
+	if (r == NULL || w == NULL || v == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (stream_write_header(w, PRODUCER) != 0)
+		cli_write_error(out);
+	if (argc == 1)
+		status = read_input("-", r, ops, v, w);
+	for (i = 1; i < argc; i++)
+		if (read_input(argv[i], r, ops, v, w) != CLI_OK)
+			status = CLI_DATA_ERROR;
+	if (ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
+	    stream_writer_close(w) != 0)
+		cli_write_error(out);
+	ops->destroy(v);
+	stream_reader_free(r);
+	if (cli_close_output(fp, out) != CLI_OK)
+		status = CLI_DATA_ERROR;
+	return status;
+}
