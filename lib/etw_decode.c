@@ -34,6 +34,7 @@
 struct qentry {
 	uint64_t ts;		/* raw clock */
 	size_t off, len;	/* the record in the byte ring */
+	size_t waste;		/* ring bytes skipped after it by a wrap */
 	uint32_t tid;		/* the thread that owns a stack, or ETL_NO_ID */
 	uint32_t image;		/* slot of an image def to write first */
 	uint16_t cpu;
@@ -289,8 +290,8 @@ release_oldest(struct etw_decoder *d)
 		rc = write_image_def(d, e->image);
 	if (rc == 0)
 		rc = stream_write_encoded(d->w, d->ring + e->off, e->len);
-	d->ring_tail = e->off + e->len;
-	d->ring_used -= e->len;
+	d->ring_tail = e->off + e->len + e->waste;
+	d->ring_used -= e->len + e->waste;
 	if (d->ring_used == 0)
 		d->ring_head = d->ring_tail = 0;
 	d->qhead = (d->qhead + 1) % QUEUE_SLOTS;
@@ -333,7 +334,7 @@ ring_alloc(struct etw_decoder *d, size_t len, size_t *off)
 				d->ring_used += QUEUE_BYTES - head;
 				d->ring_head = 0;
 				d->q[(d->qhead + d->qcount - 1) %
-				    QUEUE_SLOTS].len += QUEUE_BYTES - head;
+				    QUEUE_SLOTS].waste = QUEUE_BYTES - head;
 				continue;
 			}
 		} else if (d->ring_tail - head >= len) {
@@ -370,6 +371,7 @@ queue_event(struct etw_decoder *d, const struct stream_event *sev,
 	e->ts = ev->ts;
 	e->off = off;
 	e->len = len;
+	e->waste = 0;
 	e->tid = tid;
 	e->cpu = ev->cpu;
 	e->image = image;

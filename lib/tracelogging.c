@@ -14,8 +14,10 @@
 #include "tracelogging.h"
 #include "utf.h"
 
-#define TL_MAX_STEPS	(1 << 20)	/* values and struct instances, see decode_element() */
-#define TL_CHUNK_SIZE	65536		/* scratch memory is taken in chunks this large */
+/* Values and struct instances per event, see decode_element(). */
+#define TL_MAX_STEPS	(1 << 20)
+/* Scratch memory is taken in chunks this large, or larger. */
+#define TL_CHUNK_SIZE	65536
 
 /* InType, the low 5 bits of InMeta (7.2). */
 enum tl_intype {
@@ -65,20 +67,20 @@ enum tl_count {
 enum tl_meta_bits {
 	TL_INTYPE_MASK = 0x1F,
 	TL_COUNT_MASK = 0x60,
-	TL_CHAIN = 0x80,	/* InMeta: OutMeta follows; OutMeta: tags follow */
+	TL_CHAIN = 0x80,	/* OutMeta follows InMeta, tags OutMeta */
 	TL_OUTTYPE_MASK = 0x7F
 };
 
 /* One field definition from the event metadata. */
 struct tl_def {
-	const unsigned char	*name;		/* in the metadata */
+	const unsigned char	*name;	/* in the metadata */
 	size_t			 name_len;
-	size_t			 meta_off;	/* where the definition starts */
-	size_t			 end;		/* index after it and its members */
-	uint16_t		 ccount;	/* elements of a TL_FIXED array */
+	size_t			 meta_off;	/* where it starts */
+	size_t			 end;	/* index past its members */
+	uint16_t		 ccount;	/* TL_FIXED element count */
 	unsigned char		 intype;
-	unsigned char		 outtype;	/* member count for a struct */
-	unsigned char		 count;		/* enum tl_count */
+	unsigned char		 outtype;	/* struct: member count */
+	unsigned char		 count;	/* enum tl_count */
 };
 
 struct tl_cursor {
@@ -102,13 +104,13 @@ struct tl_decoder {
 	struct tl_field		*fields;
 	size_t			 nfields;
 	size_t			 fields_cap;
-	struct tl_chunk		*chunks;	/* kept from event to event */
-	struct tl_chunk		*chunk;		/* the one being filled */
+	struct tl_chunk		*chunks;	/* kept between events */
+	struct tl_chunk		*chunk;	/* the one being filled */
 	struct tl_cursor	 pay;
 	int			 ptr_size;
 	size_t			 steps;
 	size_t			 path_len;
-	char			 path[TL_MAX_NAME];	/* the field being decoded */
+	char			 path[TL_MAX_NAME];	/* field name */
 	char			 err[256];
 };
 
@@ -125,14 +127,14 @@ static int	dec_systemtime(struct tl_decoder *, struct value *);
 static int	dec_sid(struct tl_decoder *, struct value *);
 
 /*
- * How each InType is laid out in the payload (7.2): integers by their size,
- * everything else by a function.  Struct has no payload of its own.
+ * How each InType is laid out in the payload (7.2): integers by their size
+ * (decode is NULL), everything else by a function.  Struct has no payload
+ * of its own.
  */
 static const struct tl_intype_info {
-	enum value_type	 type;	/* what it decodes to; VAL_NULL: no InType */
-	unsigned char	 size;	/* integer bytes, 0 for the pointer size */
+	enum value_type	 type;	/* VAL_NULL: not an InType */
+	unsigned char	 size;	/* integer bytes, 0: pointer size */
 	int		(*decode)(struct tl_decoder *, struct value *);
-					/* NULL for integers */
 } intypes[TL_IN_COUNT] = {
 	[TL_IN_UNICODESTRING] = { VAL_STR, 0, dec_utf16z },
 	[TL_IN_ANSISTRING] = { VAL_STR, 0, dec_ansiz },

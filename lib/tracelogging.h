@@ -39,7 +39,7 @@
 #include "value.h"
 
 #define TL_MAX_DEPTH	32	/* nested structs */
-#define TL_MAX_NAME	512	/* bytes of a composed field name, with NUL */
+#define TL_MAX_NAME	512	/* bytes of a composed name, with NUL */
 
 struct tl_decoder;
 
@@ -49,7 +49,7 @@ struct tl_field {
 };
 
 struct tl_event {
-	const char		*provider;	/* from the traits, "" if none */
+	const char		*provider;	/* from traits, or "" */
 	const char		*name;		/* the event name */
 	uint32_t		 tags;		/* 28-bit event tags */
 	size_t			 nfields;

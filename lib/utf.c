@@ -63,7 +63,7 @@ ascii16_run(const unsigned char *in, size_t n, char *out, size_t room)
 
 	while (2 * k + 8 <= n && k + 4 <= room) {
 		memcpy(&w, in + 2 * k, 8);
-		/* A unit >= 0x80, or a zero unit (exact once all are < 0x80). */
+		/* Any unit >= 0x80, or (exact once none is) any zero unit. */
 		if ((w & high) != 0 || ((w - ones) & ~w & tops) != 0)
 			break;
 		out[k] = (char)in[2 * k];
