@@ -362,7 +362,7 @@ read_trace_header(struct etl_reader *r)
 	return 0;
 }
 
-/* Whether a buffer header at `off` could be real (used to resync). */
+/* Whether a buffer header at `off` could be real. */
 static int
 plausible_buffer(const struct etl_reader *r, uint64_t off)
 {
@@ -379,11 +379,22 @@ plausible_buffer(const struct etl_reader *r, uint64_t off)
 		return 0;
 	if (flags & FLAG_COMPRESSED)
 		return filled > BUF_HEADER_LEN && filled <= MAX_FILLED;
-	if (filled < BUF_HEADER_LEN || filled > size)
+	return filled >= BUF_HEADER_LEN && filled <= size;
+}
+
+/*
+ * When scanning for the next buffer, also ask for an event header we know
+ * at the start: uncompressed event data could pass the header checks.
+ */
+static int
+likely_buffer(const struct etl_reader *r, uint64_t off)
+{
+	const unsigned char *b = r->data + off;
+
+	if (!plausible_buffer(r, off))
 		return 0;
-	/* The first event must have a header we know. */
-	return filled < BUF_HEADER_LEN + 4 || (b[BUF_HEADER_LEN + 3] & 0x80) ||
-	    filled == BUF_HEADER_LEN;
+	return (le16(b + 0x34) & FLAG_COMPRESSED) ||
+	    le32(b + 0x30) < BUF_HEADER_LEN + 4 || (b[BUF_HEADER_LEN + 3] & 0x80);
 }
 
 /* The next plausible buffer header after a bad one at `off`. */
@@ -394,11 +405,11 @@ resync(const struct etl_reader *r, uint64_t off)
 
 	/* Most files use one buffer size: try that step first. */
 	if (r->header.buffer_size >= BUF_HEADER_LEN &&
-	    plausible_buffer(r, off + r->header.buffer_size))
+	    likely_buffer(r, off + r->header.buffer_size))
 		return off + r->header.buffer_size;
 	for (next = (off + 8) & ~(uint64_t)7; next + BUF_HEADER_LEN <= r->len;
 	    next += 8)
-		if (plausible_buffer(r, next))
+		if (likely_buffer(r, next))
 			return next;
 	return r->len;
 }

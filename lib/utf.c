@@ -110,7 +110,7 @@ utf16_to_utf8(const unsigned char *in, size_t in_len, char *out, size_t cap,
 
 	if (cap == 0) {
 		if (consumed != NULL)
-			*consumed = 0;
+			*consumed = utf16_span(in, in_len);
 		return 0;
 	}
 	cap--;
@@ -126,8 +126,10 @@ utf16_to_utf8(const unsigned char *in, size_t in_len, char *out, size_t cap,
 		}
 		cp = utf16_next(in + i, n - i, &units);
 		len = utf8_len(cp);
-		if (len > cap - o)
+		if (len > cap - o) {
+			i += utf16_span(in + i, n - i);
 			break;
+		}
 		utf8_put(out + o, cp, len);
 		o += len;
 		i += 2 * units;
@@ -232,10 +234,9 @@ utf8_copy(const unsigned char *in, size_t n, char *out, size_t room)
 	return n;
 }
 
-/* Encodes Windows-1252 as UTF-8; *used receives the input bytes taken. */
+/* Encodes Windows-1252 as UTF-8, as much as fits. */
 static size_t
-cp1252_copy(const unsigned char *in, size_t n, char *out, size_t room,
-    size_t *used)
+cp1252_copy(const unsigned char *in, size_t n, char *out, size_t room)
 {
 	size_t i, o = 0, len;
 	uint32_t cp;
@@ -250,7 +251,6 @@ cp1252_copy(const unsigned char *in, size_t n, char *out, size_t room,
 		utf8_put(out + o, cp, len);
 		o += len;
 	}
-	*used = i;
 	return o;
 }
 
@@ -259,24 +259,18 @@ ansi_to_utf8(const unsigned char *in, size_t in_len, char *out, size_t cap,
     size_t *consumed)
 {
 	const unsigned char *nul;
-	size_t n, o, used;
+	size_t n, o;
 
-	if (cap == 0) {
-		if (consumed != NULL)
-			*consumed = 0;
-		return 0;
-	}
 	nul = in_len > 0 ? memchr(in, 0, in_len) : NULL;
 	n = nul != NULL ? (size_t)(nul - in) : in_len;
-	if (utf8_valid(in, n)) {
-		o = utf8_copy(in, n, out, cap - 1);
-		used = o;
-	} else
-		o = cp1252_copy(in, n, out, cap - 1, &used);
-	out[o] = '\0';
-	if (used == n && nul != NULL)
-		used++;
 	if (consumed != NULL)
-		*consumed = used;
+		*consumed = nul != NULL ? n + 1 : n;
+	if (cap == 0)
+		return 0;
+	if (utf8_valid(in, n))
+		o = utf8_copy(in, n, out, cap - 1);
+	else
+		o = cp1252_copy(in, n, out, cap - 1);
+	out[o] = '\0';
 	return o;
 }

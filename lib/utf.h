@@ -9,7 +9,7 @@
  *
  * Output is always valid, NUL-terminated UTF-8 when cap > 0, and a
  * truncated result never ends in a partial UTF-8 sequence.  With cap == 0
- * nothing is written and nothing is consumed.
+ * nothing is written.
  */
 #ifndef UTF_H
 #define UTF_H
@@ -20,9 +20,9 @@
  * Converts UTF-16LE at in[0..in_len) to UTF-8, stopping after a NUL code
  * unit or at in_len (an odd trailing byte is ignored).  Unpaired surrogates
  * become U+FFFD.  Writes at most cap-1 bytes plus a NUL.
- * *consumed (if not NULL) receives the input bytes converted, including the
- * NUL when one was reached; when the output was cut short at cap it is the
- * input that fitted.
+ * *consumed (if not NULL) receives the input bytes the string takes,
+ * including the NUL when one was found, whether or not all of it fitted in
+ * `out`: it is where the next field starts.
  * @return : the UTF-8 length written (excluding the NUL).
  */
 size_t utf16_to_utf8(const unsigned char *in, size_t in_len, char *out,

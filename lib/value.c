@@ -19,8 +19,8 @@
 
 /*
  * Days from 0000-03-01 (proleptic Gregorian) to 1601-01-01.  Counting from
- * a March 1st puts the leap day at the end of the year, which is what makes
- * the civil-date arithmetic below branch-free.
+ * a March 1st puts the leap day at the end of the year, where it does not
+ * disturb the month arithmetic below.
  */
 #define DAYS_0000_03_01_TO_1601	584694u
 
