@@ -193,7 +193,8 @@ copy_columns(struct out *o, const struct out_column *cols, size_t ncols)
 	for (i = 0; i < ncols; i++) {
 		o->cols[i].type = cols[i].type;
 		o->cols[i].name = o->strings.ptr + o->strings.len;
-		out_buf_add(&o->strings, cols[i].name, strlen(cols[i].name) + 1);
+		out_buf_add(&o->strings, cols[i].name,
+		    strlen(cols[i].name) + 1);
 		o->cols[i].unit = o->strings.ptr + o->strings.len;
 		out_buf_add(&o->strings, unit_of(&cols[i]),
 		    strlen(unit_of(&cols[i])) + 1);

@@ -178,10 +178,11 @@ jsonl_begin(struct out_writer *w, const char *name,
 	(void)index;
 	j->ncols = ncols;
 	j->keys.len = 0;
+	/* Each key is stored as "name": and a NUL. */
 	for (i = 0; i < ncols; i++)
 		if (add_string(&j->keys, cols[i].name,
 		    strlen(cols[i].name)) == -1 ||
-		    out_buf_add(&j->keys, ":", 2) == -1)	/* and the NUL */
+		    out_buf_add(&j->keys, ":", 2) == -1)
 			return -1;
 	return 0;
 }

@@ -29,7 +29,7 @@ struct text_writer {
 	struct out_buf head;	/* the header cells */
 	struct out_buf held;	/* the rows held back */
 	size_t nheld;		/* rows in held */
-	int streaming;		/* widths are fixed; rows go straight out */
+	int streaming;		/* widths fixed, rows go straight out */
 	struct out_buf row;	/* one row's cells, when not held */
 	struct out_buf line;	/* the line being built */
 	struct out_buf cell;	/* a value's text before escaping */

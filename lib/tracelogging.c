@@ -775,25 +775,21 @@ dec_sid(struct tl_decoder *d, struct value *val)
 
 /* Field names: d->path is the composed name of the field being decoded. */
 
+/* Names are composed from the metadata bytes; add_field() converts them. */
 static int
 push_name(struct tl_decoder *d, const struct tl_def *f)
 {
-	size_t len = d->path_len, used, n;
+	size_t dot = d->path_len > 0;
 
-	if (len > 0) {
-		if (len + 1 >= sizeof(d->path))
-			goto toolong;
-		d->path[len++] = '.';
-	}
-	n = ansi_to_utf8(f->name, f->name_len, d->path + len,
-	    sizeof(d->path) - len, &used);
-	if (used < f->name_len)
-		goto toolong;
-	d->path_len = len + n;
+	if (f->name_len + dot >= sizeof(d->path) - d->path_len)
+		return fail(d, "composed field name longer than %d bytes at "
+		    "metadata offset 0x%zx", TL_MAX_NAME - 1, f->meta_off);
+	if (dot)
+		d->path[d->path_len++] = '.';
+	memcpy(d->path + d->path_len, f->name, f->name_len);
+	d->path_len += f->name_len;
+	d->path[d->path_len] = '\0';
 	return 0;
-toolong:
-	return fail(d, "composed field name longer than %d bytes at metadata "
-	    "offset 0x%zx", TL_MAX_NAME - 1, f->meta_off);
 }
 
 static int
@@ -817,20 +813,22 @@ pop_name(struct tl_decoder *d, size_t mark)
 	d->path[mark] = '\0';
 }
 
+/* Names are UTF-8 by the format, but only checking makes them so. */
 static int
 add_field(struct tl_decoder *d, const struct value *val)
 {
 	struct tl_field *p;
-	const char *name;
+	struct value name;
 
 	if (d->nfields == d->fields_cap) {
 		if ((p = grow(d->fields, &d->fields_cap, sizeof(*p))) == NULL)
 			return fail(d, "out of memory");
 		d->fields = p;
 	}
-	if ((name = scratch_copy(d, d->path, d->path_len + 1)) == NULL)
+	if (set_ansi(d, &name, (const unsigned char *)d->path,
+	    d->path_len) == -1)
 		return -1;
-	d->fields[d->nfields].name = name;
+	d->fields[d->nfields].name = name.v.s.ptr;
 	d->fields[d->nfields].val = *val;
 	d->nfields++;
 	return 0;

@@ -100,7 +100,8 @@ format_f64(double f, char *buf, size_t cap)
 	if (isnan(f))
 		return put(buf, cap, "nan", 3);
 	if (isinf(f))
-		return f < 0 ? put(buf, cap, "-inf", 4) : put(buf, cap, "inf", 3);
+		return f < 0 ? put(buf, cap, "-inf", 4) :
+		    put(buf, cap, "inf", 3);
 	for (prec = 15; prec <= 17; prec++) {
 		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, f);
 		if (strtod(tmp, NULL) == f)
