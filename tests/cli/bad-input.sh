@@ -3,7 +3,7 @@
 # decoded is decoded, the exit status is 1, and nothing crashes.  Closed
 # pipes stay quiet; a full disk is an error.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testlib.sh"
 
 # expect NAME STATUS PATTERN CMD...: exit STATUS and stderr matching PATTERN.
 expect() {

@@ -3,7 +3,7 @@
 # the counts against etl-format.md section 9 and against the PerfView
 # baselines in ../shared/corpus/oracles.  Skips when the corpus is absent.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testlib.sh"
 
 etl=$ETL_CORPUS/etl
 oracles=$ETL_CORPUS/oracles
