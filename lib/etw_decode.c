@@ -26,6 +26,7 @@
 #define QUEUE_BYTES	(16u << 20)	/* their encoded bytes, at most */
 #define PENDING_MAX	64		/* kernel-only stacks a thread awaits */
 #define IMAGES_MAX	4096		/* images awaiting ImageID joins */
+#define FACTS_MAX	256		/* ImageID events awaiting images */
 #define SCRATCH		(96 * 1024)
 #define NO_SLOT		UINT32_MAX
 /* An event record: a 64 KiB payload, its fields (UTF-16 grows by half). */
@@ -48,6 +49,17 @@ struct pending_image {
 	uint64_t ts;
 	uint32_t header_pid;
 	char path[520], pdb_name[260], original_name[128];
+	int used;
+};
+
+/* An ImageID or DbgID event waiting for its image. */
+struct image_fact {
+	uint64_t ts, base;
+	uint32_t pid, header_pid;
+	enum etw_krec kind;
+	uint32_t timestamp, age;
+	unsigned char guid[16];
+	char name[260];
 	int used;
 };
 
@@ -96,7 +108,10 @@ struct etw_decoder {
 
 	struct pending_image images[IMAGES_MAX];
 	size_t image_next;
+	struct image_fact facts[FACTS_MAX];
+	size_t fact_next;
 
+	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
 	char scratch[SCRATCH];
@@ -347,42 +362,88 @@ ring_alloc(struct etw_decoder *d, size_t len, size_t *off)
 }
 
 /*
+ * Takes the next queue slot, for a record of raw time `ts`, with `cap`
+ * bytes of ring at *dst; queue_commit() then says how many were used.
+ */
+static struct qentry *
+queue_slot(struct etw_decoder *d, uint64_t ts, size_t cap, unsigned char **dst)
+{
+	struct qentry *e;
+	size_t off;
+
+	if (d->qcount == QUEUE_SLOTS && release_oldest(d) != 0)
+		return NULL;
+	if ((*dst = ring_alloc(d, cap, &off)) == NULL)
+		return NULL;
+	e = &d->q[(d->qhead + d->qcount) % QUEUE_SLOTS];
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->off = off;
+	e->tid = ETL_NO_ID;
+	e->image = NO_SLOT;
+	return e;
+}
+
+static void
+queue_commit(struct etw_decoder *d, struct qentry *e, size_t len)
+{
+	e->len = len;
+	d->ring_head = e->off + len;
+	d->ring_used += len;
+	d->qcount++;
+}
+
+/*
  * Encodes an event and queues it.  `tid` is the thread that may own a
  * stack walk (ETL_NO_ID for none); `image` an image slot or NO_SLOT.
  * @return : the queue entry, or NULL on failure.
  */
 static struct qentry *
 queue_event(struct etw_decoder *d, const struct stream_event *sev,
-    const struct etl_event *ev, uint32_t tid, int stackable, uint32_t image)
+    const struct etl_event *ev, uint32_t tid, uint32_t image)
 {
 	struct qentry *e;
-	size_t len, off;
+	size_t len;
 	unsigned char *dst;
 
-	if (d->qcount == QUEUE_SLOTS && release_oldest(d) != 0)
-		return NULL;
 	/* Encode into the ring directly, with room for the largest event. */
-	if ((dst = ring_alloc(d, EVENT_RECORD_MAX, &off)) == NULL)
+	if ((e = queue_slot(d, ev->ts, EVENT_RECORD_MAX, &dst)) == NULL)
 		return NULL;
-	len = stream_encode_event(d->w, sev, dst, EVENT_RECORD_MAX);
-	if (len == 0)
+	if ((len = stream_encode_event(d->w, sev, dst, EVENT_RECORD_MAX)) == 0)
 		return NULL;
-	e = &d->q[(d->qhead + d->qcount) % QUEUE_SLOTS];
-	e->ts = ev->ts;
-	e->off = off;
-	e->len = len;
-	e->waste = 0;
 	e->tid = tid;
 	e->cpu = ev->cpu;
 	e->image = image;
-	e->stackable = (uint8_t)stackable;
+	e->stackable = 1;
 	e->has_stack = sev->h.stack != 0;
-	d->ring_head = off + len;
-	d->ring_used += len;
-	d->qcount++;
+	queue_commit(d, e, len);
 	d->class_written[sev->h.cls]++;
 	d->stats.events++;
 	return e;
+}
+
+/*
+ * Queues the definition record just captured from the writer, so that it
+ * reaches the stream after the events logged before it (a reused pid must
+ * not rename the events of the process that had it).
+ */
+static void
+queue_definition(struct etw_decoder *d, uint64_t ts)
+{
+	size_t len;
+	const unsigned char *rec = stream_captured(d->w, &len);
+	struct qentry *e;
+	unsigned char *dst;
+
+	/* Releasing room may write records: copy the capture first. */
+	d->held.len = 0;
+	buf_put(&d->held, rec, len);
+	if (d->held.oom || (e = queue_slot(d, ts, len, &dst)) == NULL) {
+		d->failed = 1;
+		return;
+	}
+	memcpy(dst, d->held.data, len);
+	queue_commit(d, e, len);
 }
 
 /* ---- stacks (section 5.6) ---- */
@@ -662,6 +723,77 @@ inline_stack(struct etw_decoder *d, const struct etl_event *ev)
 
 /* ---- images and their ImageID/DbgID rows (section 6) ---- */
 
+/* What an ImageID or DbgID event says, from the decoder's scratch. */
+static void
+make_fact(const struct etl_event *ev, const struct etw_kernel *k,
+    struct image_fact *f)
+{
+	const char *name;
+
+	memset(f, 0, sizeof(*f));
+	f->used = 1;
+	f->ts = ev->ts;
+	f->header_pid = ev->pid;
+	f->kind = k->type;
+	if (k->type == KREC_IMAGE_ID) {
+		f->base = k->u.image_id.base;
+		f->pid = k->u.image_id.pid;
+		f->timestamp = k->u.image_id.timestamp;
+		name = k->u.image_id.original_name;
+	} else {
+		f->base = k->u.dbg_id.base;
+		f->pid = k->u.dbg_id.pid;
+		f->age = k->u.dbg_id.age;
+		memcpy(f->guid, k->u.dbg_id.guid, 16);
+		name = k->u.dbg_id.pdb_name;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
+}
+
+static void
+apply_fact(struct etw_decoder *d, struct pending_image *pi,
+    const struct image_fact *f)
+{
+	if (f->kind == KREC_IMAGE_ID) {
+		snprintf(pi->original_name, sizeof(pi->original_name), "%s",
+		    f->name);
+		if (pi->def.timestamp == 0)
+			pi->def.timestamp = f->timestamp;
+	} else {
+		memcpy(pi->def.pdb_guid, f->guid, 16);
+		pi->def.pdb_age = f->age;
+		snprintf(pi->pdb_name, sizeof(pi->pdb_name), "%s", f->name);
+	}
+	d->stats.images_joined++;
+}
+
+/*
+ * Whether a fact describes the image: the same time and base, and the
+ * payload pid, else the header pid (merged Win7/8 files log payload pid 0).
+ */
+static int
+fact_matches(const struct image_fact *f, const struct pending_image *pi)
+{
+	if (!f->used || f->ts != pi->ts || f->base != pi->def.base)
+		return 0;
+	if (f->pid != 0)
+		return f->pid == pi->def.pid;
+	return f->header_pid == pi->header_pid || f->header_pid == pi->def.pid;
+}
+
+/* An image just decoded takes the facts logged before it. */
+static void
+take_facts(struct etw_decoder *d, struct pending_image *pi)
+{
+	size_t i;
+
+	for (i = 0; i < FACTS_MAX; i++)
+		if (fact_matches(&d->facts[i], pi)) {
+			apply_fact(d, pi, &d->facts[i]);
+			d->facts[i].used = 0;
+		}
+}
+
 static uint32_t
 add_pending_image(struct etw_decoder *d, const struct etl_event *ev,
     const struct etw_kernel *k, stream_id id)
@@ -684,60 +816,31 @@ add_pending_image(struct etw_decoder *d, const struct etl_event *ev,
 	    .size = k->u.image.size, .checksum = k->u.image.checksum,
 	    .timestamp = k->u.image.timestamp, .path = pi->path,
 	    .pdb_name = pi->pdb_name, .original_name = pi->original_name };
+	take_facts(d, pi);
 	return slot;
 }
 
-/* The pending image at `base` for the payload or header pid, logged at ts. */
-static struct pending_image *
-find_image(struct etw_decoder *d, uint64_t ts, uint64_t base, uint32_t pid,
-    uint32_t header_pid)
-{
-	struct pending_image *fallback = NULL;
-	size_t i;
-
-	for (i = 0; i < IMAGES_MAX; i++) {
-		struct pending_image *pi = &d->images[i];
-
-		if (!pi->used || pi->def.base != base || pi->ts != ts)
-			continue;
-		if (pi->def.pid == pid && pid != 0)
-			return pi;
-		if (pi->def.pid == header_pid || pi->header_pid == header_pid)
-			fallback = pi;
-	}
-	return fallback;
-}
-
+/*
+ * ImageID and DbgID events carry the time of their image event, and in
+ * time order may come before or after it: join now or keep the fact.
+ */
 static void
 on_image_id(struct etw_decoder *d, const struct etl_event *ev,
     const struct etw_kernel *k)
 {
-	struct pending_image *pi;
+	struct image_fact f, *slot;
+	size_t i;
 
-	if (k->type == KREC_IMAGE_ID) {
-		pi = find_image(d, ev->ts, k->u.image_id.base,
-		    k->u.image_id.pid, ev->pid);
-		if (pi != NULL) {
-			snprintf(pi->original_name, sizeof(pi->original_name),
-			    "%s", k->u.image_id.original_name ?
-			    k->u.image_id.original_name : "");
-			if (pi->def.timestamp == 0)
-				pi->def.timestamp = k->u.image_id.timestamp;
+	make_fact(ev, k, &f);
+	for (i = 0; i < IMAGES_MAX; i++)
+		if (d->images[i].used && fact_matches(&f, &d->images[i])) {
+			apply_fact(d, &d->images[i], &f);
+			return;
 		}
-	} else {
-		pi = find_image(d, ev->ts, k->u.dbg_id.base, k->u.dbg_id.pid,
-		    ev->pid);
-		if (pi != NULL) {
-			memcpy(pi->def.pdb_guid, k->u.dbg_id.guid, 16);
-			pi->def.pdb_age = k->u.dbg_id.age;
-			snprintf(pi->pdb_name, sizeof(pi->pdb_name), "%s",
-			    k->u.dbg_id.pdb_name ? k->u.dbg_id.pdb_name : "");
-		}
-	}
-	if (pi != NULL)
-		d->stats.images_joined++;
-	else
+	slot = &d->facts[d->fact_next++ % FACTS_MAX];
+	if (slot->used)
 		d->stats.image_ids_unjoined++;
+	*slot = f;
 }
 
 /* ---- fields ---- */
@@ -795,8 +898,10 @@ on_process(struct etw_decoder *d, const struct etl_event *ev,
 
 		id = p.id;
 		idmap_put(&d->pid_process, p.pid, id);
+		stream_capture_next(d->w);
 		if (stream_write_process(d->w, &p) != 0)
 			d->failed = 1;
+		queue_definition(d, ev->ts);
 	}
 	sev->h.pid = k->u.process.pid;
 	field_u(fs, "process", VAL_U64, id);
@@ -822,15 +927,20 @@ on_thread(struct etw_decoder *d, const struct etl_event *ev,
 
 		id = t.id;
 		idmap_put(&d->tid_thread, t.tid, id);
+		stream_capture_next(d->w);
 		if (stream_write_thread(d->w, &t) != 0)
 			d->failed = 1;
+		queue_definition(d, ev->ts);
 	}
 	idmap_put(&d->tid_pid, k->u.thread.tid, k->u.thread.pid);
 	/* Start is logged by the creating thread; the event is the new one's. */
 	sev->h.pid = k->u.thread.pid;
 	sev->h.tid = k->u.thread.tid;
 	field_u(fs, "thread", VAL_U64, id);
-	field_u(fs, "start_address", VAL_HEX, k->u.thread.start_addr);
+	if (k->u.thread.affinity != 0)
+		field_u(fs, "affinity", VAL_HEX, k->u.thread.affinity);
+	else
+		field_u(fs, "start_address", VAL_HEX, k->u.thread.start_addr);
 	field_u(fs, "win32_start_address", VAL_HEX, k->u.thread.win32_start);
 	return 1;
 }
@@ -1109,8 +1219,11 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 	sev.h.op = k.op;
 	owns = k.type == KREC_NONE ? -1 :
 	    on_kernel(d, ev, &k, &sev, &fs, &image_slot);
-	if (owns < 0)
+	if (owns < 0) {
+		/* Not the layout's record after all: no op of its own. */
+		sev.h.op = EVOP_NONE;
 		owns = on_generic(d, ev, hook, &sev, &fs);
+	}
 	else if (hook >= 0)
 		sev.h.cls = kernel_class(d, ev, hook);
 	else
@@ -1121,7 +1234,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return 0;	/* absorbed into definitions */
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
-	if (queue_event(d, &sev, ev, owns ? sev.h.tid : ETL_NO_ID, 1,
+	if (queue_event(d, &sev, ev, owns ? sev.h.tid : ETL_NO_ID,
 	    image_slot) == NULL) {
 		d->failed = 1;
 		return -1;
@@ -1245,6 +1358,8 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 		if (d->images[id].used && write_image_def(d, id) != 0)
 			d->failed = 1;
 	settle_stacks(d);
+	for (id = 0; id < FACTS_MAX; id++)
+		d->stats.image_ids_unjoined += d->facts[id].used;
 	for (id = 1; id <= d->classes.count; id++)
 		if (d->class_seen[id] > d->class_written[id] &&
 		    stream_write_count(d->w, id,
@@ -1297,5 +1412,6 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->q);
 	free(d->ring);
 	tl_decoder_free(d->tl);
+	buf_release(&d->held);
 	free(d);
 }

@@ -180,7 +180,11 @@ decode_thread(struct payload *pl, unsigned version, struct etw_kernel *k,
 	k->u.thread.tid = u32_at(pl, 4);
 	k->u.thread.name = "";
 	if (pl->len >= 8 + 6 * P) {
-		k->u.thread.start_addr = ptr_at(pl, 8 + 4 * P);
+		/* The slot of StartAddr holds the affinity from v3 on. */
+		if (version >= 3)
+			k->u.thread.affinity = ptr_at(pl, 8 + 4 * P);
+		else
+			k->u.thread.start_addr = ptr_at(pl, 8 + 4 * P);
 		k->u.thread.win32_start = ptr_at(pl, 8 + 5 * P);
 	}
 	if (version >= 2 && pl->len >= 8 + 7 * P)

@@ -48,7 +48,7 @@ struct etw_kernel {
 		} process;
 		struct {
 			uint32_t pid, tid;
-			uint64_t start_addr, win32_start, teb;
+			uint64_t start_addr, affinity, win32_start, teb;
 			const char *name;
 		} thread;
 		struct {

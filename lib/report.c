@@ -13,6 +13,9 @@ struct report {
 	struct out *o;
 	int table_open;		/* a table (or the event list) is open */
 	int events_open;	/* ... and it is the event list */
+	stream_id table;	/* the open table's id and width */
+	size_t ncols;
+	struct value cells[STREAM_EVENT_FIELDS_MAX];
 	struct buf fields;	/* "name=value; ..." of one event */
 	char text[4096];
 };
@@ -62,6 +65,8 @@ begin_table(struct report *rp, const struct stream_table *t)
 		cols[i].unit = t->cols[i].unit;
 	}
 	rp->table_open = 1;
+	rp->table = t->id;
+	rp->ncols = n;
 	return out_table_begin(rp->o, t->name, cols, n);
 }
 
@@ -152,6 +157,20 @@ write_event(struct report *rp, const struct stream_reader *r,
 	return out_table_row(rp->o, cells);
 }
 
+/* A row as wide as its table: missing cells are empty, extra ones cut. */
+static int
+write_row(struct report *rp, const struct stream_row *row)
+{
+	size_t i;
+
+	for (i = 0; i < rp->ncols; i++)
+		if (i < row->ncells)
+			rp->cells[i] = row->cells[i];
+		else
+			rp->cells[i].type = VAL_NULL;
+	return out_table_row(rp->o, rp->cells);
+}
+
 int
 report_record(struct report *rp, const struct stream_reader *r,
     const struct stream_record *rec)
@@ -160,9 +179,10 @@ report_record(struct report *rp, const struct stream_reader *r,
 	case REC_TABLE:
 		return begin_table(rp, &rec->u.table);
 	case REC_ROW:
-		if (!rp->table_open || rp->events_open)
+		if (!rp->table_open || rp->events_open ||
+		    rec->u.row.table != rp->table)
 			return 0;
-		return out_table_row(rp->o, rec->u.row.cells);
+		return write_row(rp, &rec->u.row);
 	case REC_EVENT:
 		if (!rp->events_open && begin_events(rp) != 0)
 			return -1;

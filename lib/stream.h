@@ -328,6 +328,17 @@ void stream_event_set_stack(unsigned char *rec, stream_id stack);
 int stream_write_encoded(struct stream_writer *w, const unsigned char *rec,
     size_t len);
 
+/*
+ * Makes the next stream_write_*() of a definition encode its record
+ * without writing it (strings it interns are still written), so a
+ * decoder can hold it back with the events around it; stream_captured()
+ * then gives the record, valid until the next write, for
+ * stream_write_encoded() later.
+ */
+void stream_capture_next(struct stream_writer *w);
+const unsigned char *stream_captured(const struct stream_writer *w,
+    size_t *len);
+
 /* Counts of what has been written since the last HEADER. */
 uint64_t stream_writer_records(const struct stream_writer *w);
 uint64_t stream_writer_events(const struct stream_writer *w);
@@ -367,7 +378,11 @@ enum stream_status stream_reader_next(struct stream_reader *r,
 /* "stream.zst: truncated frame (offset 0x1234)" or similar. */
 const char *stream_reader_error(const struct stream_reader *r);
 
-/* Whether the input ended without a REC_END closing the last section. */
+/*
+ * Whether a section ended without its REC_END: at the end of the input,
+ * or because a new HEADER came first (a cut stream concatenated with
+ * another).
+ */
 int stream_reader_truncated(const struct stream_reader *r);
 
 /* Look-ups in the current section; NULL if the id is not (yet) defined. */
@@ -394,6 +409,9 @@ const struct stream_trace *stream_current_trace(const struct stream_reader *r);
 /* The process that `pid` denotes at the reader's current position. */
 const struct stream_process *stream_process_by_pid(
     const struct stream_reader *r, uint32_t pid);
+
+/* Whether `type` is a record type this version defines. */
+int stream_rec_known(unsigned type);
 
 /* The name of an event kind ("sample") or op ("start"); "" if none. */
 const char *stream_kind_name(enum stream_ev_kind kind);

@@ -61,6 +61,7 @@ struct stream_reader {
 	size_t rowcells_cap;
 
 	int in_section;		/* a HEADER came and no END yet */
+	uint64_t cut_sections;	/* sections that ended without END */
 	int failed;
 	char error[256];
 };
@@ -224,6 +225,7 @@ stream_reader_open_file(struct stream_reader *r, FILE *fp, const char *name)
 	r->in_eof = 0;
 	r->frame_len = r->pos = 0;
 	r->in_section = 0;
+	r->cut_sections = 0;
 	r->failed = 0;
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
 }
@@ -237,7 +239,7 @@ stream_reader_error(const struct stream_reader *r)
 int
 stream_reader_truncated(const struct stream_reader *r)
 {
-	return r->in_section;
+	return r->in_section || r->cut_sections > 0;
 }
 
 void
@@ -774,6 +776,8 @@ stream_reader_next(struct stream_reader *r, struct stream_record *rec)
 			    "is newer than this program's %u.%u",
 			    rec->u.header.major, rec->u.header.minor,
 			    STREAM_VERSION_MAJOR, STREAM_VERSION_MINOR);
+		if (r->in_section)
+			r->cut_sections++;
 		r->in_section = 1;
 	} else if (rec->type == REC_END)
 		r->in_section = 0;
@@ -877,6 +881,19 @@ static const char *const op_names[] = {
 	[EVOP_FREE] = "free", [EVOP_REALLOC] = "realloc",
 	[EVOP_CREATE] = "create", [EVOP_DESTROY] = "destroy",
 };
+
+int
+stream_rec_known(unsigned type)
+{
+	switch (type) {
+	case REC_HEADER: case REC_TRACE: case REC_END: case REC_DIAG:
+	case REC_COUNT: case REC_STRING: case REC_CLASS: case REC_PROCESS:
+	case REC_THREAD: case REC_IMAGE: case REC_STACK: case REC_EVENT:
+	case REC_TABLE: case REC_ROW:
+		return 1;
+	}
+	return 0;
+}
 
 const char *
 stream_kind_name(enum stream_ev_kind kind)

@@ -27,6 +27,7 @@ struct stream_writer {
 	struct buf zbuf;	/* compressed frame */
 	struct intern strings;
 	uint64_t records, events;
+	int capturing;		/* keep the next record in rec, unwritten */
 	int failed;		/* a write failed; errno was saved */
 	int saved_errno;
 };
@@ -138,7 +139,24 @@ rec_end(struct stream_writer *w)
 	b->data[1] = body & 0xff;
 	b->data[2] = (body >> 8) & 0xff;
 	b->data[3] = (body >> 16) & 0xff;
+	if (w->capturing) {
+		w->capturing = 0;
+		return 0;
+	}
 	return append_record(w, b->data, b->len);
+}
+
+void
+stream_capture_next(struct stream_writer *w)
+{
+	w->capturing = 1;
+}
+
+const unsigned char *
+stream_captured(const struct stream_writer *w, size_t *len)
+{
+	*len = w->rec.len;
+	return w->rec.data;
 }
 
 stream_id

@@ -758,11 +758,11 @@ dec_sid(struct tl_decoder *d, struct value *val)
 	if ((out = scratch_reserve(d, cap)) == NULL)
 		return -1;
 	if (auth >> 32 == 0)
-		len = (size_t)snprintf(out, cap, "S-%u-%llu", h[0],
+		len = (size_t)snprintf(out, cap, "S-%u-%llu", (unsigned)h[0],
 		    (unsigned long long)auth);
 	else
-		len = (size_t)snprintf(out, cap, "S-%u-0x%012llx", h[0],
-		    (unsigned long long)auth);
+		len = (size_t)snprintf(out, cap, "S-%u-0x%012llx",
+		    (unsigned)h[0], (unsigned long long)auth);
 	for (i = 0; i < h[1]; i++)
 		len += (size_t)snprintf(out + len, cap - len, "-%lu",
 		    (unsigned long)le(sub + 4 * i, 4));
@@ -773,9 +773,10 @@ dec_sid(struct tl_decoder *d, struct value *val)
 	return 0;
 }
 
-/* Field names: d->path is the composed name of the field being decoded. */
-
-/* Names are composed from the metadata bytes; add_field() converts them. */
+/*
+ * d->path is the composed name of the field being decoded, built from the
+ * metadata bytes; add_field() makes each copy valid UTF-8.
+ */
 static int
 push_name(struct tl_decoder *d, const struct tl_def *f)
 {

@@ -52,7 +52,8 @@ read_input(const char *path, struct stream_reader *r,
 		if (ops->record(v, r, &rec) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		/* Records of types this version does not know pass on. */
-		if (rec.type > REC_ROW && stream_write_record(w, &rec) != 0)
+		if (!stream_rec_known(rec.type) &&
+		    stream_write_record(w, &rec) != 0)
 			cli_write_error(NULL);
 	}
 	if (st == STREAM_ERROR) {

@@ -74,6 +74,11 @@ summarize(const char *name, const struct etl_reader *r,
 	if (h->events_lost || h->buffers_lost)
 		cli_warn("%s: the logger lost %u events and %u buffers", name,
 		    h->events_lost, h->buffers_lost);
+	if (o->verbose)
+		cli_warn("%s: %llu ImageID/DbgID events joined to images, %llu "
+		    "without an image", name,
+		    (unsigned long long)s->images_joined,
+		    (unsigned long long)s->image_ids_unjoined);
 	if (o->verbose && (s->stacks_orphaned || s->keys_unresolved))
 		cli_warn("%s: %llu stack walks without owner, %llu stack keys "
 		    "never defined", name,

@@ -33,6 +33,17 @@ usage(FILE *fp, int status)
 }
 
 static int
+known_format(const char *format)
+{
+	const char *const *f;
+
+	for (f = out_format_names(); *f != NULL; f++)
+		if (strcmp(*f, format) == 0)
+			return 1;
+	return 0;
+}
+
+static int
 render(const char *path, struct stream_reader *r, struct report *rp,
     const char *out)
 {
@@ -98,14 +109,13 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	fp = cli_open_output(out, 0, 0);
-	if ((o = out_open(format, fp)) == NULL) {
-		if (errno == EINVAL) {
-			cli_warn("unknown format '%s'", format);
-			usage(stderr, CLI_USAGE);
-		}
-		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (!known_format(format)) {
+		cli_warn("unknown format '%s'", format);
+		usage(stderr, CLI_USAGE);
 	}
+	fp = cli_open_output(out, 0, 0);
+	if ((o = out_open(format, fp)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	r = stream_reader_new(0);
 	rp = report_new(o);
 	if (r == NULL || rp == NULL)

@@ -30,6 +30,9 @@ expect bad-option 2 "usage: etlcat" etlcat -Q
 expect bad-level 2 "option -z" etlcat -z 99
 expect bad-view 2 "unknown view 'nope'" etlagg nope
 expect bad-format 2 "unknown format 'nope'" etlreport -f nope
+expect bad-format-no-file 2 "unknown format" etlreport -f nope -o "$tmp/made"
+[ -e "$tmp/made" ] && fail bad-format-no-file-made "output created" ||
+    pass bad-format-no-file-made
 expect stream-garbage 1 "etlreport: $tmp/text.etl: corrupt frame" \
     etlreport "$tmp/text.etl"
 
@@ -90,3 +93,9 @@ fi
 # A stream cut short is noticed by every reader.
 etlcat "$plain" | head -c 200000 >"$tmp/cut.zst"
 expect truncated-stream 1 "truncated frame" etlagg stats "$tmp/cut.zst"
+
+# A stream given to etlcat passes through unchanged in content.
+etlcat "$plain" >"$tmp/whole.zst"
+etlcat "$tmp/whole.zst" >"$tmp/again.zst"
+check_eq stream-passthrough "$(etlreport -f csv "$tmp/again.zst" | cksum)" \
+    "$(etlreport -f csv "$tmp/whole.zst" | cksum)"

@@ -109,6 +109,17 @@ check_eq "total-2016-DotNETRuntime" \
     "$(($(oracle_total perfview__net.4.5.x86.2016.baseline.txt \
     Microsoft-Windows-DotNETRuntime) + 20))"
 
+# ImageID/DbgID rows join their images: all 3590 + 3534 + 44 (spec 6).
+etlcat -v -o /dev/null "$etl/perfview__net.4.5.2.x64.etl" 2>"$tmp/err"
+check_eq imageid-joined-x64 "$(grep -o '[0-9]* ImageID/DbgID events joined to images, [0-9]* without' "$tmp/err")" \
+    "7168 ImageID/DbgID events joined to images, 0 without"
+
+# Thread v3 payloads hold the affinity where v2 had StartAddr (5.3).
+etlreport -f csv "$tmp/airbus-etl-parser__ShutdownPerfDiagLogger.zst" |
+    csv_lf | awk -F, '$6 == "thread"' | head -1 >"$tmp/thread"
+grep -q 'affinity=0x' "$tmp/thread" && pass thread-affinity ||
+    fail thread-affinity "$(cat "$tmp/thread")"
+
 # First-event field values that the baselines show.
 sys=$(etlagg sysconfig "$tmp/perfview__net.4.5.2.x64.zst" | etlreport -f csv |
     csv_lf | sed -n 2p)

@@ -155,6 +155,32 @@ test_truncated(void)
 	stream_reader_free(r);
 }
 
+/* A section without its END, then a whole one: still a cut stream. */
+static void
+test_cut_section(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w;
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	int headers = 0;
+
+	REQUIRE(fp != NULL && r != NULL);
+	w = stream_writer_new(fp, 1);
+	REQUIRE(w != NULL);
+	CHECK(stream_write_header(w, "cut") == 0);
+	CHECK(stream_writer_close(w) == 0);
+	write_section(fp, 5);
+	rewind(fp);
+	stream_reader_open_file(r, fp, "tmp");
+	while (stream_reader_next(r, &rec) == STREAM_OK)
+		headers += rec.type == REC_HEADER;
+	CHECK_EQ_INT(headers, 2);
+	CHECK(stream_reader_truncated(r));
+	stream_reader_free(r);
+	fclose(fp);
+}
+
 static void
 test_not_a_stream(void)
 {
@@ -178,6 +204,7 @@ main(void)
 	RUN(test_roundtrip);
 	RUN(test_concatenated);
 	RUN(test_truncated);
+	RUN(test_cut_section);
 	RUN(test_not_a_stream);
 	HARNESS_EXIT();
 }
