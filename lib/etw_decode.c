@@ -832,11 +832,18 @@ on_image_id(struct etw_decoder *d, const struct etl_event *ev,
 	size_t i;
 
 	make_fact(ev, k, &f);
-	for (i = 0; i < IMAGES_MAX; i++)
-		if (d->images[i].used && fact_matches(&f, &d->images[i])) {
-			apply_fact(d, &d->images[i], &f);
+	/* Images are in time order: look back only over this time stamp. */
+	for (i = 1; i <= IMAGES_MAX && i <= d->image_next; i++) {
+		struct pending_image *pi =
+		    &d->images[(d->image_next - i) % IMAGES_MAX];
+
+		if (pi->ts < f.ts)
+			break;
+		if (pi->used && fact_matches(&f, pi)) {
+			apply_fact(d, pi, &f);
 			return;
 		}
+	}
 	slot = &d->facts[d->fact_next++ % FACTS_MAX];
 	if (slot->used)
 		d->stats.image_ids_unjoined++;

@@ -355,8 +355,8 @@ meta_tags(struct tl_decoder *d, struct tl_cursor *c, uint32_t *tags)
 static int
 meta_def(struct tl_decoder *d, struct tl_cursor *c, struct tl_def *f)
 {
-	unsigned char in, out = 0;
-	uint16_t schema;
+	unsigned char in = 0, out = 0;
+	uint16_t schema = 0;
 	uint32_t tags;
 
 	f->meta_off = c->pos;
@@ -451,8 +451,8 @@ parse_meta(struct tl_decoder *d, const unsigned char *meta, size_t meta_len,
 {
 	struct tl_cursor c;
 	struct value name;
-	const unsigned char *p;
-	size_t total, len;
+	const unsigned char *p = NULL;
+	size_t total, len = 0;
 
 	if (meta == NULL || meta_len < 2)
 		return fail(d, "event metadata shorter than 2 bytes");

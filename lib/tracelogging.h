@@ -12,13 +12,15 @@
  * came from: struct members as "outer.inner", array elements as "name[0]",
  * "name[1]", so an array of structs gives "s[0].x", "s[1].x".
  *
- * Types: Int8..Int64 give VAL_I64; UInt8..UInt64 VAL_U64, except that
- * OutType Hex, HexInt32/64 and Pointer give VAL_HEX, OutType Boolean and
- * Bool32 VAL_BOOL, and OutType String on UInt8/UInt16 the character as
- * VAL_STR; Float/Double VAL_F64; every string kind VAL_STR in UTF-8; GUID
- * VAL_GUID; FILETIME and SYSTEMTIME VAL_UTC (a SYSTEMTIME that is not a
- * valid date, such as all zeros, gives VAL_NULL); SID VAL_STR "S-1-5-...";
- * Binary, CountedBinary and custom-serialised fields VAL_BYTES.
+ * Types: Int8..Int64 give VAL_I64; UInt8..UInt64 VAL_U64; HexInt32/64
+ * and Pointer VAL_HEX; Bool32 VAL_BOOL.  On any integer OutType Hex gives
+ * VAL_HEX and OutType Boolean VAL_BOOL (0 or 1); OutType String on
+ * UInt8/UInt16 gives the character as VAL_STR.  Float/Double give VAL_F64;
+ * every string kind VAL_STR in UTF-8 (8-bit text that is not UTF-8 is
+ * read as Windows-1252, as are names); GUID VAL_GUID; FILETIME and
+ * SYSTEMTIME VAL_UTC (a SYSTEMTIME that is no valid date, such as all
+ * zeros, gives VAL_NULL); SID VAL_STR "S-1-5-..."; Binary, CountedBinary
+ * and custom-serialised fields VAL_BYTES.
  *
  * Memory: the decoder owns everything tl_decode() returns (names, strings,
  * GUID and byte values are copied into its scratch memory), so the event
