@@ -27,7 +27,15 @@ view_list(FILE *fp)
 	size_t i;
 
 	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-		fprintf(fp, "  %-10s %s\n", views[i]->name, views[i]->summary);
+		fprintf(fp, "  %s %s\n      %s\n", views[i]->name,
+		    views[i]->usage, views[i]->summary);
+}
+
+struct view *
+view_no_options(struct view *v, int *used)
+{
+	*used = 1;
+	return v;
 }
 
 int

@@ -18,8 +18,17 @@ struct view;
 
 struct view_ops {
 	const char *name;
+	const char *usage;		/* its options, "[--by key]", or "" */
 	const char *summary;		/* one line for usage messages */
-	struct view *(*create)(void);
+	unsigned reader_flags;		/* STREAM_KEEP_STACKS if it needs them */
+	/*
+	 * Creates the view from its arguments: argv[0] is the view's name,
+	 * options follow (parse them with getopt_long after optind = 0) and
+	 * the files after them.  *used gets how many arguments were options
+	 * (the name counted).  @return : NULL on a usage error (after a
+	 * message on stderr) or when out of memory (errno ENOMEM).
+	 */
+	struct view *(*create)(int argc, char *argv[], int *used);
 	/* @return : 0, or -1 if out of memory. */
 	int (*record)(struct view *v, const struct stream_reader *r,
 	    const struct stream_record *rec);
@@ -30,6 +39,9 @@ struct view_ops {
 
 /* The view named `name`, or NULL. */
 const struct view_ops *view_find(const char *name);
+
+/* For views without options: takes only the name.  Returns `v`. */
+struct view *view_no_options(struct view *v, int *used);
 
 /* Lists the views, one a line, for usage messages. */
 void view_list(FILE *fp);

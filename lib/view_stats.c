@@ -45,9 +45,11 @@ class_key(const struct stream_class *c, unsigned char *key, size_t cap)
 }
 
 static struct view *
-stats_create(void)
+stats_create(int argc, char *argv[], int *used)
 {
-	return calloc(1, sizeof(struct view));
+	(void)argc;
+	(void)argv;
+	return view_no_options(calloc(1, sizeof(struct view)), used);
 }
 
 static int
@@ -211,6 +213,7 @@ stats_destroy(struct view *v)
 
 const struct view_ops view_stats_ops = {
 	.name = "stats",
+	.usage = "",
 	.summary = "records per event identity in the source (xperf tracestats)",
 	.create = stats_create,
 	.record = stats_record,

@@ -21,9 +21,11 @@ struct view {
 };
 
 static struct view *
-sysconfig_create(void)
+sysconfig_create(int argc, char *argv[], int *used)
 {
-	return calloc(1, sizeof(struct view));
+	(void)argc;
+	(void)argv;
+	return view_no_options(calloc(1, sizeof(struct view)), used);
 }
 
 static int
@@ -141,6 +143,7 @@ sysconfig_destroy(struct view *v)
 
 const struct view_ops view_sysconfig_ops = {
 	.name = "sysconfig",
+	.usage = "",
 	.summary = "trace header and system configuration, a row per trace",
 	.create = sysconfig_create,
 	.record = sysconfig_record,

@@ -19,7 +19,8 @@
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlagg [-f] [-o file] view [file ...]\n");
+	fprintf(fp, "usage: etlagg [-f] [-o file] view [view options] "
+	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
 		view_list(fp);
@@ -83,11 +84,12 @@ main(int argc, char *argv[])
 	struct stream_end end = { 0 };
 	struct view *v;
 	const char *out = NULL;
-	int ch, force = 0, status = CLI_OK, i;
+	int ch, force = 0, status = CLI_OK, i, used;
 	FILE *fp;
 
 	cli_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "fo:", longopts, NULL)) != -1) {
+	/* "+": options after the view's name belong to the view. */
+	while ((ch = getopt_long(argc, argv, "+fo:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			force = 1;
@@ -112,17 +114,24 @@ main(int argc, char *argv[])
 		cli_warn("unknown view '%s'", argv[0]);
 		usage(stderr, CLI_USAGE);
 	}
+	errno = 0;
+	if ((v = ops->create(argc, argv, &used)) == NULL) {
+		if (errno == ENOMEM)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		usage(stderr, CLI_USAGE);
+	}
+	argc -= used;
+	argv += used;
 	fp = cli_open_output(out, 1, force);
-	r = stream_reader_new(0);
+	r = stream_reader_new(ops->reader_flags);
 	w = stream_writer_new(fp, 1);
-	v = ops->create();
-	if (r == NULL || w == NULL || v == NULL)
+	if (r == NULL || w == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (stream_write_header(w, PRODUCER) != 0)
 		cli_write_error(out);
-	if (argc == 1)
+	if (argc == 0)
 		status = read_input("-", r, ops, v, w);
-	for (i = 1; i < argc; i++)
+	for (i = 0; i < argc; i++)
 		if (read_input(argv[i], r, ops, v, w) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if (ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
