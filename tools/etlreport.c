@@ -1,6 +1,6 @@
 /*
- * etlreport - render the tables and events of a stream as text, CSV or
- * JSON Lines.
+ * etlreport - render the tables and events of a stream: text, CSV, JSON
+ * Lines, and the formats of render.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,43 +9,39 @@
 #include <string.h>
 
 #include "cli.h"
-#include "out.h"
-#include "report.h"
+#include "render.h"
 #include "stream.h"
+
+enum {
+	OPT_TITLE = 256,
+	OPT_MIN_PERCENT,
+	OPT_MAX_DEPTH
+};
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	const char *const *f;
-
-	fprintf(fp, "usage: etlreport [-f format] [-o file] [file ...]\n");
+	fprintf(fp, "usage: etlreport [-f format] [-o file] [--max-depth n] "
+	    "[--min-percent p]\n"
+	    "                 [--title text] [file ...]\n");
 	if (status == CLI_OK) {
-		fprintf(fp, "Render the tables and events of an event stream.\n"
-		    "  -f format  one of:");
-		for (f = out_format_names(); *f != NULL; f++)
-			fprintf(fp, " %s", *f);
-		fprintf(fp, " (default text)\n"
-		    "  -o file    write to file instead of standard output\n"
-		    "  --help     this text;  --version  the version\n"
+		fprintf(fp, "Render the tables and events of an event stream.  "
+		    "Formats:\n");
+		render_list(fp);
+		fprintf(fp,
+		    "  -o file          write to file instead of standard output\n"
+		    "  --max-depth n    html: show n levels of nesting at most\n"
+		    "  --min-percent p  svg, html: leave out what is below p%%\n"
+		    "  --title text     svg, html: the title\n"
+		    "  --help           this text;  --version  the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	}
 	exit(status);
 }
 
 static int
-known_format(const char *format)
-{
-	const char *const *f;
-
-	for (f = out_format_names(); *f != NULL; f++)
-		if (strcmp(*f, format) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-render(const char *path, struct stream_reader *r, struct report *rp,
-    const char *out)
+render_input(const char *path, struct stream_reader *r,
+    const struct render_ops *ops, struct render *rd, const char *out)
 {
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	const char *name = fp == stdin ? "(stdin)" : path;
@@ -59,7 +55,7 @@ render(const char *path, struct stream_reader *r, struct report *rp,
 	}
 	stream_reader_open_file(r, fp, name);
 	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
-		if (report_record(rp, r, &rec) != 0)
+		if (ops->record(rd, r, &rec) != 0)
 			cli_write_error(out);
 	if (st == STREAM_ERROR) {
 		cli_warn("%s", stream_reader_error(r));
@@ -80,13 +76,17 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct render_options opt = { 0 };
+	const struct render_format *fmt;
 	const char *format = "text", *out = NULL;
 	struct stream_reader *r;
-	struct report *rp;
-	struct out *o;
-	int ch, status = CLI_OK, i;
+	struct render *rd;
+	int ch, status = CLI_OK, i, rc;
 	FILE *fp;
 
 	cli_init(argv[0]);
@@ -103,31 +103,42 @@ main(int argc, char *argv[])
 		case 'V':
 			printf("etlreport 0.1\n");
 			return CLI_OK;
+		case OPT_TITLE:
+			opt.title = optarg;
+			break;
+		case OPT_MIN_PERCENT:
+			opt.min_percent = (double)cli_number(optarg, 0, 100,
+			    "--min-percent");
+			break;
+		case OPT_MAX_DEPTH:
+			opt.max_depth = (int)cli_number(optarg, 0, 100000,
+			    "--max-depth");
+			break;
 		default:
 			usage(stderr, CLI_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (!known_format(format)) {
+	if ((fmt = render_find(format)) == NULL) {
 		cli_warn("unknown format '%s'", format);
 		usage(stderr, CLI_USAGE);
 	}
 	fp = cli_open_output(out, 0, 0);
-	if ((o = out_open(format, fp)) == NULL)
-		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	r = stream_reader_new(0);
-	rp = report_new(o);
-	if (r == NULL || rp == NULL)
+	r = stream_reader_new(fmt->ops->reader_flags);
+	if (r == NULL || (rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (argc == 0)
-		status = render("-", r, rp, out);
+		status = render_input("-", r, fmt->ops, rd, out);
 	for (i = 0; i < argc; i++)
-		if (render(argv[i], r, rp, out) != CLI_OK)
+		if (render_input(argv[i], r, fmt->ops, rd, out) != CLI_OK)
 			status = CLI_DATA_ERROR;
-	if (report_finish(rp) != 0 || out_close(o) != 0)
+	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
-	report_free(rp);
+	if (rc > 0) {
+		cli_warn("nothing to draw as %s: %s", format, fmt->ops->nothing);
+		status = CLI_DATA_ERROR;
+	}
 	stream_reader_free(r);
 	if (cli_close_output(fp, out) != CLI_OK)
 		status = CLI_DATA_ERROR;

@@ -1,15 +1,18 @@
 /*
- * report.c - see report.h.
+ * render_table.c - the table formats (text, csv, jsonl) through out.h:
+ * tables as they are; events as one flat table like tracerpt's CSV:
+ * time, process, pid, tid, cpu, kind, provider, event, stack, fields.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
-#include "report.h"
+#include "out.h"
+#include "render.h"
 
 #define NO_ID 0xffffffffu
 
-struct report {
+struct render {
 	struct out *o;
 	int table_open;		/* a table (or the event list) is open */
 	int events_open;	/* ... and it is the event list */
@@ -20,27 +23,24 @@ struct report {
 	char text[4096];
 };
 
-struct report *
-report_new(struct out *o)
+static struct render *
+table_open(FILE *fp, const char *format, const struct render_options *opt)
 {
-	struct report *rp = calloc(1, sizeof(*rp));
+	struct render *rp = calloc(1, sizeof(*rp));
 
-	if (rp != NULL)
-		rp->o = o;
+	(void)opt;
+	if (rp == NULL)
+		return NULL;
+	if ((rp->o = out_open(format, fp)) == NULL) {
+		free(rp);
+		return NULL;
+	}
 	return rp;
 }
 
-void
-report_free(struct report *rp)
-{
-	if (rp != NULL) {
-		buf_release(&rp->fields);
-		free(rp);
-	}
-}
-
-int
-report_finish(struct report *rp)
+/* Ends the open table, if any. */
+static int
+end_table(struct render *rp)
 {
 	int rc = 0;
 
@@ -51,13 +51,13 @@ report_finish(struct report *rp)
 }
 
 static int
-begin_table(struct report *rp, const struct stream_table *t)
+begin_table(struct render *rp, const struct stream_table *t)
 {
 	struct out_column cols[STREAM_EVENT_FIELDS_MAX];
 	size_t i, n = t->ncols < STREAM_EVENT_FIELDS_MAX ? t->ncols :
 	    STREAM_EVENT_FIELDS_MAX;
 
-	if (report_finish(rp) != 0)
+	if (end_table(rp) != 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		cols[i].name = t->cols[i].name;
@@ -71,7 +71,7 @@ begin_table(struct report *rp, const struct stream_table *t)
 }
 
 static int
-begin_events(struct report *rp)
+begin_events(struct render *rp)
 {
 	static const struct out_column cols[] = {
 		{ "time", VAL_NS, "s" }, { "process", VAL_STR, "" },
@@ -81,7 +81,7 @@ begin_events(struct report *rp)
 		{ "stack", VAL_U64, "" }, { "fields", VAL_STR, "" },
 	};
 
-	if (report_finish(rp) != 0)
+	if (end_table(rp) != 0)
 		return -1;
 	rp->table_open = rp->events_open = 1;
 	return out_table_begin(rp->o, "events", cols, 10);
@@ -89,7 +89,7 @@ begin_events(struct report *rp)
 
 /* Appends "name=value" to the fields text. */
 static void
-add_field(struct report *rp, const char *name, const struct value *v)
+add_field(struct render *rp, const char *name, const struct value *v)
 {
 	size_t need = value_format(v, rp->text, sizeof(rp->text));
 
@@ -125,7 +125,7 @@ id_value(uint32_t id)
 }
 
 static int
-write_event(struct report *rp, const struct stream_reader *r,
+write_event(struct render *rp, const struct stream_reader *r,
     const struct stream_event *ev)
 {
 	const struct stream_class *c = stream_class(r, ev->h.cls);
@@ -159,7 +159,7 @@ write_event(struct report *rp, const struct stream_reader *r,
 
 /* A row as wide as its table: missing cells are empty, extra ones cut. */
 static int
-write_row(struct report *rp, const struct stream_row *row)
+write_row(struct render *rp, const struct stream_row *row)
 {
 	size_t i;
 
@@ -171,8 +171,8 @@ write_row(struct report *rp, const struct stream_row *row)
 	return out_table_row(rp->o, rp->cells);
 }
 
-int
-report_record(struct report *rp, const struct stream_reader *r,
+static int
+table_record(struct render *rp, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	switch (rec->type) {
@@ -191,3 +191,21 @@ report_record(struct report *rp, const struct stream_reader *r,
 		return 0;
 	}
 }
+
+static int
+table_close(struct render *rp)
+{
+	int rc = end_table(rp);
+
+	if (out_close(rp->o) != 0)
+		rc = -1;
+	buf_release(&rp->fields);
+	free(rp);
+	return rc;
+}
+
+const struct render_ops render_table_ops = {
+	.open = table_open,
+	.record = table_record,
+	.close = table_close,
+};

@@ -1,0 +1,59 @@
+/*
+ * render.h - the last stage: etlreport's output formats, one file each
+ * (render_*.c).  A renderer sees every record of the stream in order and
+ * writes its format to a FILE; render_close() finishes the output.
+ *
+ * Formats differ in what they draw: the table formats (text, csv, jsonl)
+ * write any table and the event list; folded and svg draw tables that
+ * have a "stack" column (frames root first, joined by ';') and a weight
+ * column; html draws the process tree or a rustc query trace; counts and
+ * chrome draw rustc query data.  A renderer ignores records it cannot
+ * draw and says so at close if it drew nothing.
+ */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include <stdio.h>
+
+#include "stream.h"
+
+struct render_options {
+	const char *title;	/* svg and html titles; NULL for the default */
+	double min_percent;	/* svg/html: leave out what is below this */
+	int max_depth;		/* html: nesting shown, 0 for all */
+};
+
+struct render;
+
+struct render_ops {
+	unsigned reader_flags;	/* STREAM_KEEP_STACKS if it needs stacks */
+	/* @return : NULL if out of memory. */
+	struct render *(*open)(FILE *fp, const char *format,
+	    const struct render_options *opt);
+	/* @return : 0, or -1 on a write error. */
+	int (*record)(struct render *rd, const struct stream_reader *r,
+	    const struct stream_record *rec);
+	/*
+	 * Finishes the output and frees the renderer.  @return : 0, -1 on a
+	 * write error, or 1 if the input held nothing this format draws
+	 * (then render_nothing_message() says what it wanted).
+	 */
+	int (*close)(struct render *rd);
+	const char *nothing;	/* "no table with a stack column", ... */
+};
+
+struct render_format {
+	const char *name;
+	const char *summary;
+	const struct render_ops *ops;
+};
+
+/* The format named `name`, or NULL. */
+const struct render_format *render_find(const char *name);
+
+/* Lists the formats, one a line, for usage messages. */
+void render_list(FILE *fp);
+
+extern const struct render_ops render_table_ops;
+
+#endif
