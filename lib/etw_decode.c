@@ -1200,6 +1200,13 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 	case KREC_CPU_CONFIG:
 		sev->h.kind = EV_GENERIC;
 		return on_cpu_config(d, k, fs);
+	case KREC_INTERVAL:
+		sev->h.kind = EV_GENERIC;
+		field_u(fs, "source", VAL_U64, k->u.interval.source);
+		field_u(fs, "new_interval", VAL_U64, k->u.interval.new_interval);
+		field_u(fs, "old_interval", VAL_U64, k->u.interval.old_interval);
+		field_s(fs, "source_name", k->u.interval.name);
+		return 1;
 	case KREC_NONE:
 		break;
 	}

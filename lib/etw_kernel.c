@@ -236,6 +236,17 @@ decode_sample(struct payload *pl, struct etw_kernel *k)
 	}
 }
 
+/* SetInterval, CollectionStart/End (5.5): the profile interval, 100 ns. */
+static void
+decode_interval(struct payload *pl, struct etw_kernel *k, struct scratch *s)
+{
+	k->type = KREC_INTERVAL;
+	k->u.interval.source = u32_at(pl, 0);
+	k->u.interval.new_interval = u32_at(pl, 4);
+	k->u.interval.old_interval = u32_at(pl, 8);
+	k->u.interval.name = pl->len > 12 ? utf16_at(pl, 12, s, NULL) : "";
+}
+
 static void
 decode_stackwalk(struct payload *pl, unsigned type, struct etw_kernel *k)
 {
@@ -447,6 +458,8 @@ decode_hook(struct payload *pl, int hook, unsigned version,
 	case 0x0f:
 		if (type == 0x2e)
 			decode_sample(pl, k);
+		else if (type >= 0x48 && type <= 0x4a)
+			decode_interval(pl, k, s);
 		break;
 	case 0x10:
 		if (type >= 0x20 && type <= 0x24)

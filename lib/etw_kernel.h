@@ -31,6 +31,7 @@ enum etw_krec {
 	KREC_CSWITCH,
 	KREC_READY,
 	KREC_CPU_CONFIG,	/* SystemConfig/CPU */
+	KREC_INTERVAL,		/* PerfInfo SetInterval, CollectionStart/End */
 	KREC_IMAGE_ID,		/* KernelTraceControl ImageID */
 	KREC_DBG_ID,		/* KernelTraceControl DbgID_RSDS/ILRSDS */
 	KREC_LOST		/* RT_LostEvent */
@@ -89,6 +90,10 @@ struct etw_kernel {
 			int8_t reason, increment;
 			uint8_t flags;
 		} ready;
+		struct {
+			uint32_t source, new_interval, old_interval;
+			const char *name;	/* the profile source's */
+		} interval;
 		struct {
 			uint32_t mhz, cpus, memory_mb, page_size;
 			const char *computer;
