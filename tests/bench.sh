@@ -1,0 +1,78 @@
+#!/bin/sh
+# make bench: throughput of the tools on a synthetic rustc-build trace,
+# next to cat and zstd -1 over the same file, with the peak RSS of each
+# stage.  The trace (1 GiB by default; BENCH_SIZE=bytes to change) is made
+# once by etlsynth and kept in build/bench/.
+#
+# Usage: sh tests/bench.sh [trace.etl]
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+PATH=$top/bin:$top/build:$PATH
+size=${BENCH_SIZE:-1073741824}
+trace=${1:-$top/build/bench/rustc-build-$size.etl}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT INT TERM
+
+if [ ! -f "$trace" ]; then
+	command -v etlsynth >/dev/null || { echo "bench: no etlsynth" >&2; exit 1; }
+	mkdir -p "$(dirname "$trace")"
+	echo "bench: generating $trace ($size bytes)" >&2
+	etlsynth --scenario rustc-build --size "$size" --seed 1 --compress \
+	    -o "$trace" || exit 1
+fi
+bytes=$(wc -c <"$trace")
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+cat "$trace" >/dev/null		# warm the page cache for every run alike
+
+timer=
+[ -x /usr/bin/time ] && timer=/usr/bin/time
+
+# Wraps each stage of a pipeline in $timer, which writes the stage's
+# "seconds maxrss" to its own file.
+staged() {
+	[ -z "$timer" ] && { printf '%s' "$1"; return; }
+	n=0 sep= result=
+	old_ifs=$IFS
+	IFS='|'
+	for stage in $1; do
+		result="$result$sep$timer -o $out/rss.$n -f '%e %M' $stage"
+		sep=' | '
+		n=$((n + 1))
+	done
+	IFS=$old_ifs
+	printf '%s' "$result"
+}
+
+# run NAME PIPELINE VAR: prints the time, throughput and peak RSS of
+# each stage, and keeps the seconds in secs_VAR.
+run() {
+	start=$(date +%s.%N)
+	sh -c "$(staged "$2")" >/dev/null || echo "bench: $1 failed" >&2
+	end=$(date +%s.%N)
+	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	rss=$(cat "$out"/rss.* 2>/dev/null |
+	    awk '{ printf "%s%d", (NR > 1 ? "+" : ""), $2 / 1024 }')
+	rm -f "$out"/rss.*
+	printf '%-58s %8s s %9.1f MB/s %12s MB\n' "$1" "$secs" \
+	    "$(awk -v b="$bytes" -v s="$secs" 'BEGIN { print b / 1e6 / s }')" \
+	    "${rss:-n/a}"
+	eval "secs_$3=$secs"
+}
+
+events=$(etlcat -q "$trace" | etlagg stats | etlreport -f csv |
+    tr -d '\r' | awk -F, 'NR > 1 { s += $NF } END { print s + 0 }')
+echo "trace: $trace, $mb MB, $events events"
+echo "machine: $(nproc) cores, $(uname -sm), $(date -u +%Y-%m-%d)"
+printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
+run "cat" "cat '$trace'" cat
+run "zstd -1" "zstd -1 -q -c '$trace'" zstd
+run "etlcat" "etlcat -q '$trace'" etlcat
+run "etlcat | etlagg stats | etlreport -f csv" \
+    "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
+if command -v etlfilter >/dev/null && etlagg --help | grep -q '^  cpu'; then
+	run "etlcat | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" \
+	    "etlcat -q '$trace' | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" cpu
+fi
+awk -v e="$events" -v a="$secs_etlcat" -v z="$secs_zstd" 'BEGIN {
+	printf "etlcat: %.2f M events/s; %.2fx the time of zstd -1\n",
+	    e / a / 1e6, a / z }'
