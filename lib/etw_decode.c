@@ -82,6 +82,7 @@ struct etw_decoder {
 
 	/* Classes: key bytes -> id; counts of records seen and written. */
 	struct intern classes;
+	struct idmap kernel_classes;	/* hook<<8|version -> class id */
 	uint64_t *class_seen, *class_written;
 	size_t class_cap;
 
@@ -232,10 +233,20 @@ kernel_class(struct etw_decoder *d, const struct etl_event *ev, int hook)
 {
 	struct class_key k = { .hook = hook, .event_id = -1,
 	    .version = ev->version, .opcode = hook & 0xff };
+	uint64_t cache_key = (uint64_t)hook << 8 | ev->version;
+	uint32_t id;
 
+	/* Kernel classes are few and hot: skip naming and hashing. */
+	if (idmap_get(&d->kernel_classes, cache_key, &id)) {
+		d->class_seen[id]++;
+		return id;
+	}
 	etw_group_guid((unsigned)hook >> 8, k.guid);
 	etw_kernel_event_name((unsigned)hook, d->name, sizeof(d->name));
-	return class_id(d, &k, ETW_KERNEL_PROVIDER, d->name);
+	id = class_id(d, &k, ETW_KERNEL_PROVIDER, d->name);
+	if (id != 0)
+		idmap_put(&d->kernel_classes, cache_key, id);
+	return id;
 }
 
 /* The class of an event that has a GUID but no known schema. */
@@ -1413,6 +1424,7 @@ etw_decoder_free(struct etw_decoder *d)
 	if (d == NULL)
 		return;
 	intern_release(&d->classes);
+	idmap_release(&d->kernel_classes);
 	intern_release(&d->stacks);
 	idmap_release(&d->tid_pid);
 	idmap_release(&d->pid_process);

@@ -17,6 +17,7 @@
 #include "stream.h"
 
 #define EVENT_HEAD_LEN 32	/* fixed part of an event body */
+#define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
 
 struct stream_writer {
@@ -28,6 +29,14 @@ struct stream_writer {
 	struct intern strings;
 	uint64_t records, events;
 	int capturing;		/* keep the next record in rec, unwritten */
+	/*
+	 * Field names are mostly string literals: remember the id of each
+	 * name pointer, checked against the text, to skip hashing.
+	 */
+	struct {
+		const char *ptr;
+		stream_id id;
+	} names[NAME_CACHE];
 	int failed;		/* a write failed; errno was saved */
 	int saved_errno;
 };
@@ -203,6 +212,7 @@ stream_write_header(struct stream_writer *w, const char *producer)
 	struct buf *b;
 
 	intern_clear(&w->strings);
+	memset(w->names, 0, sizeof(w->names));
 	w->records = w->events = 0;
 	b = rec_begin(w, REC_HEADER);
 	buf_put(b, STREAM_MAGIC, sizeof(STREAM_MAGIC));
@@ -406,6 +416,21 @@ put_value(struct buf *b, const struct value *v)
 	}
 }
 
+/* The id of a field name, through the pointer cache. */
+static stream_id
+field_name_id(struct stream_writer *w, const char *name)
+{
+	size_t slot = ((uintptr_t)name >> 3) % NAME_CACHE, len;
+	const char *key;
+
+	if (w->names[slot].ptr == name &&
+	    (key = intern_key(&w->strings, w->names[slot].id, &len)) != NULL &&
+	    strncmp(key, name, len) == 0 && name[len] == '\0')
+		return w->names[slot].id;
+	w->names[slot].ptr = name;
+	return w->names[slot].id = intern_cstr(w, name);
+}
+
 /* Encodes an event record, word included, into `b` (which is cleared). */
 static int
 encode_event(struct stream_writer *w, const struct stream_event *ev,
@@ -419,7 +444,7 @@ encode_event(struct stream_writer *w, const struct stream_event *ev,
 		nfields = STREAM_EVENT_FIELDS_MAX;
 	/* Intern the names first: interning may emit string records. */
 	for (i = 0; i < nfields; i++)
-		if ((names[i] = intern_cstr(w, ev->fields[i].name)) == 0)
+		if ((names[i] = field_name_id(w, ev->fields[i].name)) == 0)
 			return -1;
 	b->len = 0;
 	buf_put_u32(b, REC_EVENT);
@@ -519,6 +544,7 @@ stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 
 	if (rec->type == REC_HEADER) {
 		intern_clear(&w->strings);
+		memset(w->names, 0, sizeof(w->names));
 		w->records = w->events = 0;
 	}
 	/*
