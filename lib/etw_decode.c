@@ -83,6 +83,9 @@ struct etw_decoder {
 	/* Classes: key bytes -> id; counts of records seen and written. */
 	struct intern classes;
 	struct idmap kernel_classes;	/* hook<<8|version -> class id */
+	struct intern guid_classes;	/* class_key -> slot of ... */
+	stream_id *guid_class_ids;	/* ... the class id */
+	size_t guid_class_cap;
 	uint64_t *class_seen, *class_written;
 	size_t class_cap;
 
@@ -249,6 +252,12 @@ kernel_class(struct etw_decoder *d, const struct etl_event *ev, int hook)
 	return id;
 }
 
+static stream_id unnamed_class(struct etw_decoder *, const struct class_key *,
+    const struct etl_event *);
+static stream_id named_guid_class(struct etw_decoder *,
+    const struct class_key *, const struct etl_event *, const char *,
+    const char *);
+
 /* The class of an event that has a GUID but no known schema. */
 static stream_id
 guid_class(struct etw_decoder *d, const struct etl_event *ev,
@@ -256,11 +265,55 @@ guid_class(struct etw_decoder *d, const struct etl_event *ev,
 {
 	struct class_key k = { .hook = -1, .version = ev->version,
 	    .opcode = ev->opcode, .level = ev->level, .task = ev->task };
-	char pname[64];
-	const char *known;
 
 	memcpy(k.guid, ev->guid, 16);
 	k.event_id = ev->hdr == ETL_HDR_EVENT ? ev->id : -1;
+	if (provider == NULL && event == NULL)
+		return unnamed_class(d, &k, ev);
+	return named_guid_class(d, &k, ev, provider, event);
+}
+
+/*
+ * The class of a GUID event named from the tables only: its key says
+ * everything, so remember the id by key and skip the naming.
+ */
+static stream_id
+unnamed_class(struct etw_decoder *d, const struct class_key *k,
+    const struct etl_event *ev)
+{
+	int added;
+	uint32_t slot = intern_add(&d->guid_classes, k, sizeof(*k), &added);
+	stream_id id;
+
+	if (slot == 0)
+		return 0;
+	if (slot >= d->guid_class_cap) {
+		size_t cap = d->guid_class_cap ? d->guid_class_cap * 2 : 256;
+		stream_id *ids = realloc(d->guid_class_ids, cap * sizeof(*ids));
+
+		if (ids == NULL)
+			return 0;
+		d->guid_class_ids = ids;
+		d->guid_class_cap = cap;
+	}
+	if (!added) {
+		id = d->guid_class_ids[slot];
+		d->class_seen[id]++;
+		return id;
+	}
+	id = named_guid_class(d, k, ev, NULL, NULL);
+	d->guid_class_ids[slot] = id;
+	return id;
+}
+
+/* Names a GUID event (from the tables where the caller has no name). */
+static stream_id
+named_guid_class(struct etw_decoder *d, const struct class_key *k,
+    const struct etl_event *ev, const char *provider, const char *event)
+{
+	char pname[64];
+	const char *known;
+
 	if (provider == NULL) {
 		if ((provider = etw_provider_name(ev->guid)) == NULL) {
 			format_guid_name(ev->guid, pname, sizeof(pname));
@@ -280,7 +333,7 @@ guid_class(struct etw_decoder *d, const struct etl_event *ev,
 		if (event == NULL)
 			event = d->name;
 	}
-	return class_id(d, &k, provider, event);
+	return class_id(d, k, provider, event);
 }
 
 /* ---- identities ---- */
@@ -1425,6 +1478,8 @@ etw_decoder_free(struct etw_decoder *d)
 		return;
 	intern_release(&d->classes);
 	idmap_release(&d->kernel_classes);
+	intern_release(&d->guid_classes);
+	free(d->guid_class_ids);
 	intern_release(&d->stacks);
 	idmap_release(&d->tid_pid);
 	idmap_release(&d->pid_process);
