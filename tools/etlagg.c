@@ -19,7 +19,7 @@
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlagg [-f] [-o file] view [view options] "
+	fprintf(fp, "usage: etlagg [-f] [-o file] view [view-options] "
 	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
