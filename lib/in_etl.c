@@ -562,7 +562,8 @@ etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
 		r->counts.bad_buffer_bytes += len - off;
 		warned = 1;
 	}
-	qsort(r->bufs, r->nbufs, sizeof(*r->bufs), cmp_first_ts);
+	if (r->nbufs > 1)
+		qsort(r->bufs, r->nbufs, sizeof(*r->bufs), cmp_first_ts);
 	return warned ? ETL_WARN : ETL_OK;
 }
 
