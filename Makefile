@@ -38,7 +38,7 @@ else
 Q = @
 endif
 
-TOOLS      := etlcat etlagg etlreport
+TOOLS      := etlcat etlagg etlreport etlfilter
 LIB_SRC    := $(sort $(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:lib/%.c=build/lib/%.o)
 TOOL_BIN   := $(TOOLS:%=bin/%)

@@ -1,0 +1,292 @@
+/*
+ * etlfilter - keep or drop the events of a stream.
+ *
+ * Every record but the events passes on unchanged, so the output's ids
+ * still resolve; lib/filter.c decides for each event.  Each section gets
+ * a fresh END (the counts are the writer's) and a DIAG that counts the
+ * events left out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "platform.h"
+#include "stream.h"
+
+#define PRODUCER "etlfilter 0.1"
+
+enum {
+	OPT_CMDLINE = 256,
+	OPT_PID,
+	OPT_TID,
+	OPT_CHILDREN,
+	OPT_RUSTC,
+	OPT_KIND,
+	OPT_PROVIDER,
+	OPT_FROM,
+	OPT_TO
+};
+
+/* The output's section: is one open, and what has it left out. */
+struct out_section {
+	int open;
+	uint64_t dropped;
+};
+
+static _Noreturn void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: etlfilter [-fiv] [-o file] [-p regex] "
+	    "[--cmdline regex] [--pid list]\n"
+	    "                 [--tid list] [--children] [--rustc] "
+	    "[--kind list]\n"
+	    "                 [--provider name] [--from time] [--to time] "
+	    "[file ...]\n");
+	if (status == CLI_OK)
+		fprintf(fp,
+		    "Keep the events that match every criterion given.\n"
+		    "  -f                write the stream even to a terminal\n"
+		    "  -i                regexes ignore case\n"
+		    "  -o file           write to file instead of standard "
+		    "output\n"
+		    "  -p regex          process image name (PCRE2)\n"
+		    "  -v                keep the events that do not match\n"
+		    "  --cmdline regex   process command line (PCRE2)\n"
+		    "  --pid list        process ids, comma-separated\n"
+		    "  --tid list        thread ids, comma-separated\n"
+		    "  --children        also the descendants of matching "
+		    "processes\n"
+		    "  --rustc           rustc, cargo, link, lld-link, rustdoc, "
+		    "build scripts,\n"
+		    "                    and their children\n"
+		    "  --kind list       event kinds: generic, process, thread, "
+		    "image, sample,\n"
+		    "                    alloc, heap, cswitch, ready, lost, "
+		    "query, stack\n"
+		    "  --provider name   provider name or GUID\n"
+		    "  --from time       from this time: seconds from the "
+		    "start, or UTC\n"
+		    "  --to time         up to (not including) this time\n"
+		    "  --help            this text;  --version  the version\n"
+		    "With no file, or when file is -, read standard input.\n");
+	exit(status);
+}
+
+/* Counts what the section left out, in the section. */
+static int
+write_dropped(struct stream_writer *w, struct out_section *s)
+{
+	struct stream_diag d = { .what = "events filtered out" };
+
+	if (s->dropped == 0)
+		return 0;
+	d.count = s->dropped;
+	s->dropped = 0;
+	return stream_write_diag(w, &d);
+}
+
+static int
+write_record(struct stream_writer *w, const struct stream_record *rec,
+    int keep, struct out_section *s)
+{
+	switch (rec->type) {
+	case REC_HEADER:
+		/* A section cut short in the input stays so. */
+		if (s->open && write_dropped(w, s) != 0)
+			return -1;
+		s->open = 1;
+		return stream_write_record(w, rec);
+	case REC_END:
+		s->open = 0;
+		if (write_dropped(w, s) != 0)
+			return -1;
+		return stream_write_end(w, &rec->u.end);
+	case REC_EVENT:
+		if (!keep) {
+			s->dropped++;
+			return 0;
+		}
+		return stream_write_record(w, rec);
+	default:
+		return stream_write_record(w, rec);
+	}
+}
+
+/*
+ * The first pass, when the filter needs one.  Errors in the input are
+ * reported by the second pass, which meets them at the same place.
+ */
+static void
+scan_input(struct filter *f, struct stream_reader *r,
+    const struct mapped_file *m, const char *name)
+{
+	struct stream_record rec;
+
+	stream_reader_open_mem(r, m->data, m->len, name);
+	while (stream_reader_next(r, &rec) == STREAM_OK)
+		if (filter_scan(f, r, &rec) != 0)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+}
+
+/* Filters one input.  @return : CLI_OK or CLI_DATA_ERROR. */
+static int
+filter_input(const char *path, struct filter *f, struct stream_reader *r,
+    struct stream_writer *w, const char *out)
+{
+	const char *name = strcmp(path, "-") == 0 ? "(stdin)" : path;
+	struct out_section s = { 0 };
+	struct stream_record rec;
+	struct mapped_file m;
+	enum stream_status st;
+	int keep, status = CLI_OK;
+
+	if (platform_map_file(path, &m) != 0) {
+		cli_warn("%s: %s", name, strerror(errno));
+		return CLI_DATA_ERROR;
+	}
+	if (m.len > 0 && !stream_probe(m.data, m.len)) {
+		cli_warn("%s: not an event stream (offset 0x0)", name);
+		platform_unmap_file(&m);
+		return CLI_DATA_ERROR;
+	}
+	filter_reset(f);
+	if (filter_needs_scan(f))
+		scan_input(f, r, &m, name);
+	stream_reader_open_mem(r, m.data, m.len, name);
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		if ((keep = filter_record(f, r, &rec)) < 0)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		if (write_record(w, &rec, keep, &s) != 0)
+			cli_write_error(out);
+	}
+	if (s.open && write_dropped(w, &s) != 0)
+		cli_write_error(out);
+	if (st == STREAM_ERROR) {
+		cli_warn("%s", stream_reader_error(r));
+		status = CLI_DATA_ERROR;
+	} else if (stream_reader_truncated(r)) {
+		cli_warn("%s: stream ends without its end record (truncated)",
+		    name);
+		status = CLI_DATA_ERROR;
+	}
+	platform_unmap_file(&m);
+	return status;
+}
+
+/* An option's argument that the filter refused: a usage error. */
+static void
+check(struct filter *f, int rc)
+{
+	if (rc != 0)
+		cli_fatal(CLI_USAGE, "%s", filter_error(f));
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "help", no_argument, NULL, 'h' },
+		{ "ignore-case", no_argument, NULL, 'i' },
+		{ "invert", no_argument, NULL, 'v' },
+		{ "kind", required_argument, NULL, OPT_KIND },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "process", required_argument, NULL, 'p' },
+		{ "provider", required_argument, NULL, OPT_PROVIDER },
+		{ "rustc", no_argument, NULL, OPT_RUSTC },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct stream_reader *r;
+	struct stream_writer *w;
+	struct filter *f;
+	const char *out = NULL;
+	int ch, force = 0, status = CLI_OK, i;
+	FILE *fp;
+
+	cli_init(argv[0]);
+	if ((f = filter_new()) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	while ((ch = getopt_long(argc, argv, "fio:p:v", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			usage(stdout, CLI_OK);
+		case 'i':
+			filter_add_flags(f, FILTER_ICASE);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'p':
+			check(f, filter_add_process(f, optarg));
+			break;
+		case 'v':
+			filter_add_flags(f, FILTER_INVERT);
+			break;
+		case 'V':
+			printf("%s\n", PRODUCER);
+			return CLI_OK;
+		case OPT_CHILDREN:
+			filter_add_flags(f, FILTER_CHILDREN);
+			break;
+		case OPT_CMDLINE:
+			check(f, filter_add_cmdline(f, optarg));
+			break;
+		case OPT_FROM:
+			check(f, filter_set_from(f, optarg));
+			break;
+		case OPT_KIND:
+			check(f, filter_add_kinds(f, optarg));
+			break;
+		case OPT_PID:
+			check(f, filter_add_pids(f, optarg));
+			break;
+		case OPT_PROVIDER:
+			check(f, filter_add_provider(f, optarg));
+			break;
+		case OPT_RUSTC:
+			check(f, filter_add_rustc(f));
+			break;
+		case OPT_TID:
+			check(f, filter_add_tids(f, optarg));
+			break;
+		case OPT_TO:
+			check(f, filter_set_to(f, optarg));
+			break;
+		default:
+			usage(stderr, CLI_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	check(f, filter_compile(f));
+
+	fp = cli_open_output(out, 1, force);
+	r = stream_reader_new(0);
+	w = stream_writer_new(fp, 1);
+	if (r == NULL || w == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (argc == 0)
+		status = filter_input("-", f, r, w, out);
+	for (i = 0; i < argc; i++)
+		if (filter_input(argv[i], f, r, w, out) != CLI_OK)
+			status = CLI_DATA_ERROR;
+	if (stream_writer_close(w) != 0)
+		cli_write_error(out);
+	stream_reader_free(r);
+	filter_free(f);
+	if (cli_close_output(fp, out) != CLI_OK)
+		status = CLI_DATA_ERROR;
+	return status;
+}
