@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "platform.h"
+#include "stream.h"
 
 static const char *progname = "etl";
 
@@ -122,6 +123,21 @@ cli_close_output(FILE *fp, const char *path)
 	}
 	if (fp != stdout && fclose(fp) != 0)
 		cli_write_error(path);
+	return CLI_OK;
+}
+
+int
+cli_stream_status(const struct stream_reader *r, int st, const char *name)
+{
+	if (st == STREAM_ERROR) {
+		cli_warn("%s", stream_reader_error(r));
+		return CLI_DATA_ERROR;
+	}
+	if (stream_reader_truncated(r)) {
+		cli_warn("%s: stream ends without its end record (truncated)",
+		    name);
+		return CLI_DATA_ERROR;
+	}
 	return CLI_OK;
 }
 

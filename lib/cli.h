@@ -44,6 +44,14 @@ int cli_close_output(FILE *fp, const char *path);
 void cli_write_error(const char *path);
 
 /*
+ * Says how reading a stream ended: the reader's error, or a section cut
+ * short, on stderr.  `st` is the last stream_reader_next() status.
+ * @return : CLI_OK or CLI_DATA_ERROR.
+ */
+struct stream_reader;
+int cli_stream_status(const struct stream_reader *r, int st, const char *name);
+
+/*
  * Parses a whole decimal number in [min, max] for option `opt`; exits
  * with a usage error otherwise.
  */

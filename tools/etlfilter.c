@@ -165,14 +165,7 @@ filter_input(const char *path, struct filter *f, struct stream_reader *r,
 	}
 	if (s.open && write_dropped(w, &s) != 0)
 		cli_write_error(out);
-	if (st == STREAM_ERROR) {
-		cli_warn("%s", stream_reader_error(r));
-		status = CLI_DATA_ERROR;
-	} else if (stream_reader_truncated(r)) {
-		cli_warn("%s: stream ends without its end record (truncated)",
-		    name);
-		status = CLI_DATA_ERROR;
-	}
+	status = cli_stream_status(r, st, name);
 	platform_unmap_file(&m);
 	return status;
 }

@@ -47,7 +47,7 @@ render_input(const char *path, struct stream_reader *r,
 	const char *name = fp == stdin ? "(stdin)" : path;
 	struct stream_record rec;
 	enum stream_status st;
-	int status = CLI_OK;
+	int status;
 
 	if (fp == NULL) {
 		cli_warn("%s: %s", path, strerror(errno));
@@ -57,14 +57,7 @@ render_input(const char *path, struct stream_reader *r,
 	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
 		if (ops->record(rd, r, &rec) != 0)
 			cli_write_error(out);
-	if (st == STREAM_ERROR) {
-		cli_warn("%s", stream_reader_error(r));
-		status = CLI_DATA_ERROR;
-	} else if (stream_reader_truncated(r)) {
-		cli_warn("%s: stream ends without its end record (truncated)",
-		    name);
-		status = CLI_DATA_ERROR;
-	}
+	status = cli_stream_status(r, st, name);
 	if (fp != stdin)
 		fclose(fp);
 	return status;
