@@ -1,0 +1,311 @@
+/*
+ * etlsynth - writes a realistic synthetic Windows ETW trace (.etl) and,
+ * beside it, a manifest of what the trace holds, for the tests of the
+ * decoders.
+ *
+ *	etlsynth [--scenario rustc-build] [--size bytes | --events n]
+ *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
+ *	    -o file.etl
+ *
+ * The trace follows ../shared/docs/etl-format.md as a Windows 10 kernel
+ * session merged by WPR would: a header buffer with the trace header
+ * event, then 64 KiB buffers per processor written in the order they
+ * fill (so the file is not in time order), events 8-byte aligned, 0xFF
+ * after the filled part, MS-XCA plain LZ77 buffers with --compress, and
+ * 32-bit headers and pointers with --pointer-size 4.  What happens in it
+ * is the rustc-build scenario (scenario.h).  The same options give the
+ * same bytes, on any platform.
+ *
+ * --events n writes exactly n events (the trace header and the rundowns
+ * included); --size bytes stops once the file has reached that size
+ * (suffixes k, m, g: powers of 1024), then closes the trace, so the file
+ * ends up slightly larger.  Without either, 100000 events.
+ *
+ * The manifest, FILE.etl.manifest.tsv, is tab-separated; '#' lines are
+ * comments and explain the columns.  Its lines:
+ *
+ *	process PID START_NS PARENT_PID IMAGE SAMPLES COMMITTED_BYTES
+ *	    FREED_BYTES HEAP_OUTSTANDING_BYTES CMDLINE
+ *		one per process instance; START_NS is the time from the
+ *		trace header to its Process/Start (0 if it was already
+ *		running); a reused PID shows up again with another
+ *		START_NS; committed and freed sum VirtualAlloc and
+ *		VirtualFree sizes; the heap column is what was allocated
+ *		and not freed when the process ended or the trace did
+ *	stack COUNT FRAMES
+ *		samples per distinct stack, frames in hex, ';'-separated,
+ *		outermost user frame first, kernel frames last
+ *	hook HOOKID COUNT	SYSTEM/PERFINFO events per HookId (0x%04x)
+ *	guid GUID OPCODE COUNT	FULL_HEADER events per GUID and opcode
+ *	total NAME VALUE	events, buffers, compressed_buffers,
+ *				events_lost, samples, samples_without_stack,
+ *				processes
+ *
+ * testdata/README.md describes the manifest in full.
+ *
+ * Exit status: 0 done, 1 an error writing the files, 2 bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etlwrite.h"
+#include "manifest.h"
+#include "scenario.h"
+
+#define DEFAULT_EVENTS	100000
+#define DEFAULT_CPUS	4
+#define MAX_CPUS_OPTION	64
+#define MANIFEST_SUFFIX	".manifest.tsv"
+
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,
+	EXIT_USAGE = 2
+};
+
+enum long_only {
+	OPT_SCENARIO = 256,
+	OPT_SIZE,
+	OPT_EVENTS,
+	OPT_SEED,
+	OPT_POINTER_SIZE,
+	OPT_COMPRESS,
+	OPT_CPUS
+};
+
+static const struct option long_options[] = {
+	{ "compress", no_argument, NULL, OPT_COMPRESS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "pointer-size", required_argument, NULL, OPT_POINTER_SIZE },
+	{ "scenario", required_argument, NULL, OPT_SCENARIO },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct settings {
+	struct scenario_options	 scenario;
+	int			 compress;
+	const char		*output;
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: etlsynth [--scenario rustc-build] "
+	    "[--size bytes | --events n] [--seed n]\n"
+	    "                [--pointer-size 4|8] [--compress] [--cpus n] "
+	    "-o file.etl\n");
+}
+
+static _Noreturn void
+bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "etlsynth: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(EXIT_USAGE);
+}
+
+/* A decimal number with an optional k, m or g (1024-based) suffix. */
+static int
+parse_number(const char *s, int suffix_ok, uint64_t *out)
+{
+	uint64_t v = 0, scale = 1;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == s)
+		return -1;
+	if (suffix_ok && *p != '\0' && p[1] == '\0' &&
+	    strchr("kKmMgG", *p) != NULL) {
+		scale = *p == 'k' || *p == 'K' ? 1024 :
+		    *p == 'm' || *p == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
+		p++;
+	}
+	if (*p != '\0' || v > UINT64_MAX / scale)
+		return -1;
+	*out = v * scale;
+	return 0;
+}
+
+static uint64_t
+number_option(const char *name, const char *arg, int suffix_ok,
+    uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_number(arg, suffix_ok, &v) == -1 || v < min || v > max)
+		bad_usage(name, arg);
+	return v;
+}
+
+static void
+parse_options(int argc, char **argv, struct settings *set)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1)
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		case 'o':
+			set->output = optarg;
+			break;
+		case OPT_COMPRESS:
+			set->compress = 1;
+			break;
+		case OPT_CPUS:
+			set->scenario.ncpus = (int)number_option(
+			    "--cpus %s: want 1 to 64", optarg, 0, 1,
+			    MAX_CPUS_OPTION);
+			break;
+		case OPT_EVENTS:
+			set->scenario.event_limit = number_option(
+			    "--events %s: want a count", optarg, 0, 1,
+			    UINT64_MAX);
+			break;
+		case OPT_POINTER_SIZE:
+			set->scenario.pointer_size = (int)number_option(
+			    "--pointer-size %s: want 4 or 8", optarg, 0, 4, 8);
+			if (set->scenario.pointer_size % 4 != 0)
+				bad_usage("--pointer-size %s: want 4 or 8",
+				    optarg);
+			break;
+		case OPT_SCENARIO:
+			if (strcmp(optarg, "rustc-build") != 0)
+				bad_usage("--scenario %s: only rustc-build "
+				    "exists", optarg);
+			break;
+		case OPT_SEED:
+			set->scenario.seed = number_option(
+			    "--seed %s: want a number", optarg, 0, 0,
+			    UINT64_MAX);
+			break;
+		case OPT_SIZE:
+			set->scenario.size_limit = number_option(
+			    "--size %s: want bytes", optarg, 1, 1,
+			    UINT64_MAX);
+			break;
+		default:
+			bad_usage("%s: unknown option or missing argument",
+			    argv[optind - 1]);
+		}
+	if (optind != argc)
+		bad_usage("%s: unexpected argument", argv[optind]);
+}
+
+static void
+check_settings(struct settings *set)
+{
+	struct scenario_options *o = &set->scenario;
+	char min[32];
+
+	if (set->output == NULL)
+		bad_usage("%s", "-o file.etl is required");
+	if (o->size_limit != 0 && o->event_limit != 0)
+		bad_usage("%s", "--size and --events exclude each other");
+	if (o->size_limit == 0 && o->event_limit == 0)
+		o->event_limit = DEFAULT_EVENTS;
+	if (o->event_limit != 0 && o->event_limit < scenario_min_events(o)) {
+		snprintf(min, sizeof(min), "%" PRIu64, scenario_min_events(o));
+		bad_usage("--events: a trace needs at least %s events", min);
+	}
+}
+
+/* The options as the manifest records them: everything but -o. */
+static void
+describe(const struct settings *set, char *buf, size_t len)
+{
+	const struct scenario_options *o = &set->scenario;
+	char limit[48];
+
+	if (o->event_limit != 0)
+		snprintf(limit, sizeof(limit), "--events %" PRIu64,
+		    o->event_limit);
+	else
+		snprintf(limit, sizeof(limit), "--size %" PRIu64,
+		    o->size_limit);
+	snprintf(buf, len, "--scenario rustc-build %s --seed %" PRIu64
+	    " --pointer-size %d --cpus %d%s", limit, o->seed,
+	    o->pointer_size, o->ncpus, set->compress ? " --compress" : "");
+}
+
+static int
+fail(const char *file, int error)
+{
+	fprintf(stderr, "etlsynth: %s: %s\n", file, strerror(error));
+	return EXIT_ERROR;
+}
+
+static int
+generate(const struct settings *set, FILE *etl, FILE *manifest)
+{
+	struct etlw_trace_info info;
+	struct etl_writer w;
+	char options[256];
+
+	describe(set, options, sizeof(options));
+	manifest_header(manifest, options);
+	scenario_trace_info(&set->scenario, &info);
+	info.compress = set->compress;
+	if (etlw_open(&w, etl, &info) == -1)
+		return fail(set->output, errno);
+	if (scenario_run(&set->scenario, &w, manifest) == -1) {
+		etlw_release(&w);
+		return fail(set->output, errno);
+	}
+	if (etlw_close(&w) == -1) {
+		etlw_release(&w);
+		return fail(set->output, w.error);
+	}
+	manifest_counts(manifest, &w);
+	etlw_release(&w);
+	return EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct settings set;
+	char *manifest_path;
+	FILE *etl, *manifest;
+	int status;
+
+	memset(&set, 0, sizeof(set));
+	set.scenario.seed = 1;
+	set.scenario.ncpus = DEFAULT_CPUS;
+	set.scenario.pointer_size = 8;
+	parse_options(argc, argv, &set);
+	check_settings(&set);
+	manifest_path = malloc(strlen(set.output) + sizeof(MANIFEST_SUFFIX));
+	if (manifest_path == NULL)
+		return fail(set.output, ENOMEM);
+	strcpy(manifest_path, set.output);
+	strcat(manifest_path, MANIFEST_SUFFIX);
+	if ((etl = fopen(set.output, "w+b")) == NULL)
+		return fail(set.output, errno);
+	if ((manifest = fopen(manifest_path, "w")) == NULL)
+		return fail(manifest_path, errno);
+	status = generate(&set, etl, manifest);
+	if (fclose(etl) != 0 && status == EXIT_OK)
+		status = fail(set.output, errno);
+	if ((ferror(manifest) || fclose(manifest) != 0) && status == EXIT_OK)
+		status = fail(manifest_path, errno != 0 ? errno : EIO);
+	free(manifest_path);
+	return status;
+}

@@ -1,0 +1,105 @@
+/*
+ * manifest.c - writes the manifest lines (format in manifest.h and in
+ * the header comment below, which every manifest carries).
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etlwrite.h"
+#include "manifest.h"
+
+static const char *const header_lines[] = {
+	"etlsynth manifest: what the trace beside it holds, for tests.",
+	"Tab-separated; the first field says what a line is:",
+	"process PID START_NS PARENT_PID IMAGE SAMPLES COMMITTED_BYTES",
+	"        FREED_BYTES HEAP_OUTSTANDING_BYTES CMDLINE",
+	"  one per process instance, written when it exits (or, if alive,",
+	"  at the end).  START_NS: ns from the trace header's timestamp to",
+	"  its Process/Start; 0 if it predates the trace (Process/DCStart).",
+	"  A reused PID appears again with another START_NS.  IMAGE is the",
+	"  kernel's ImageFileName.  SAMPLES: SampledProfile events on its",
+	"  threads (Idle, pid 0, gets the idle samples).  COMMITTED_BYTES:",
+	"  sum of VirtualAlloc RegionSize (all MEM_COMMIT|MEM_RESERVE);",
+	"  FREED_BYTES: sum of VirtualFree RegionSize (MEM_RELEASE);",
+	"  HEAP_OUTSTANDING_BYTES: heap bytes allocated and not freed at",
+	"  its end (Alloc +size, ReAlloc +new -old, Free -size; a heap is",
+	"  emptied before HeapDestroy).  CMDLINE is the rest of the line.",
+	"stack COUNT FRAMES",
+	"  samples whose stack is FRAMES: hex return addresses joined by",
+	"  ';', outermost user frame first, the kernel frames after the user",
+	"  ones (the reverse of the kernel fragment followed by the user",
+	"  fragment).  Samples without a stack are not counted here.",
+	"hook HOOKID COUNT",
+	"  events with a SYSTEM or PERFINFO header and this HookId",
+	"  (group << 8 | type, 4 hex digits), the trace header (0x0000) too.",
+	"guid GUID OPCODE COUNT",
+	"  FULL_HEADER events of this GUID and opcode (2 hex digits).",
+	"total NAME VALUE",
+	"  events (all, the trace header included), buffers (the header",
+	"  buffer included), compressed_buffers, events_lost (the trace",
+	"  header's EventsLost), samples, samples_without_stack, processes",
+	"  (the number of process lines).",
+};
+
+void
+manifest_header(FILE *fp, const char *options)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(header_lines) / sizeof(header_lines[0]); i++)
+		fprintf(fp, "# %s\n", header_lines[i]);
+	fprintf(fp, "# made by: etlsynth %s\n", options);
+}
+
+void
+manifest_process(FILE *fp, uint32_t pid, uint64_t start_ns,
+    uint32_t parent_pid, const char *image, uint64_t samples,
+    uint64_t committed, uint64_t freed, uint64_t heap_outstanding,
+    const char *cmdline)
+{
+	fprintf(fp, "process\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu32 "\t%s\t%"
+	    PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", pid,
+	    start_ns, parent_pid, image, samples, committed, freed,
+	    heap_outstanding, cmdline);
+}
+
+void
+manifest_total(FILE *fp, const char *name, uint64_t value)
+{
+	fprintf(fp, "total\t%s\t%" PRIu64 "\n", name, value);
+}
+
+static void
+write_guid_counts(FILE *fp, const struct etlw_guid_count *gc)
+{
+	const struct etl_guid *g = &gc->guid;
+	int op;
+
+	for (op = 0; op < 256; op++) {
+		if (gc->per_opcode[op] == 0)
+			continue;
+		fprintf(fp, "guid\t%08" PRIx32 "-%04x-%04x-%02x%02x-"
+		    "%02x%02x%02x%02x%02x%02x\t0x%02x\t%" PRIu64 "\n",
+		    g->data1, g->data2, g->data3, g->data4[0], g->data4[1],
+		    g->data4[2], g->data4[3], g->data4[4], g->data4[5],
+		    g->data4[6], g->data4[7], op, gc->per_opcode[op]);
+	}
+}
+
+void
+manifest_counts(FILE *fp, const struct etl_writer *w)
+{
+	int hook, i;
+
+	for (hook = 0; hook < 65536; hook++)
+		if (w->hook_counts[hook] != 0)
+			fprintf(fp, "hook\t0x%04x\t%" PRIu64 "\n", hook,
+			    w->hook_counts[hook]);
+	for (i = 0; i < w->nguids; i++)
+		write_guid_counts(fp, &w->guid_counts[i]);
+	manifest_total(fp, "events", w->events);
+	manifest_total(fp, "buffers", w->buffers);
+	manifest_total(fp, "compressed_buffers", w->compressed_buffers);
+	manifest_total(fp, "events_lost", w->events_lost);
+}

@@ -1,0 +1,32 @@
+/*
+ * manifest.h - the ground truth written beside a generated trace, as
+ * FILE.etl.manifest.tsv: tab-separated lines, '#' starts a comment.
+ *
+ *	process PID START_NS PARENT_PID IMAGE SAMPLES COMMITTED_BYTES
+ *	    FREED_BYTES HEAP_OUTSTANDING_BYTES CMDLINE
+ *	stack	COUNT	FRAMES
+ *	hook	HOOKID	COUNT
+ *	guid	GUID	OPCODE	COUNT
+ *	total	NAME	VALUE
+ *
+ * The comment block at the top of every manifest explains each column.
+ */
+#ifndef MANIFEST_H
+#define MANIFEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etlwrite.h"
+
+/* The explanatory comment block; `options` is how the trace was made. */
+void	manifest_header(FILE *fp, const char *options);
+void	manifest_process(FILE *fp, uint32_t pid, uint64_t start_ns,
+	    uint32_t parent_pid, const char *image, uint64_t samples,
+	    uint64_t committed, uint64_t freed, uint64_t heap_outstanding,
+	    const char *cmdline);
+void	manifest_total(FILE *fp, const char *name, uint64_t value);
+/* The hook and guid counts and the totals of a closed writer. */
+void	manifest_counts(FILE *fp, const struct etl_writer *w);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * scenario.h - the rustc-build scenario: what a CPU, memory and heap
+ * profile records while `x build --stage 2` runs on a Windows 10 machine.
+ *
+ * cmd.exe (there before the trace) starts python.exe x.py, which runs
+ * cargo.exe once per step (std and compiler, with the stage 0 and then
+ * the stage 1 compiler); cargo runs up to --cpus rustc.exe processes at a
+ * time, and rustc runs link.exe for build scripts, proc macros and the
+ * dylibs.  Each rustc parses and analyses on a compiler thread, then
+ * codegens on worker threads that commit and free large regions.  When
+ * the build ends, cmd starts it again, so any trace size can be reached.
+ *
+ * Time runs forward in one clock; every event goes to the buffer of the
+ * processor it happens on.  Memory is fixed once the run starts.
+ */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etlwrite.h"
+
+struct scenario_options {
+	uint64_t	seed;
+	int		ncpus;
+	int		pointer_size;
+	uint64_t	event_limit;	/* exact event count, or 0 */
+	uint64_t	size_limit;	/* stop at this file size, or 0 */
+};
+
+/* What etlw_open() needs to know before the scenario starts. */
+void	scenario_trace_info(const struct scenario_options *o,
+	    struct etlw_trace_info *info);
+
+/*
+ * The fewest events a trace can have: the header and the rundowns at
+ * both ends.
+ */
+uint64_t scenario_min_events(const struct scenario_options *o);
+
+/*
+ * Runs the scenario into `w` (opened with scenario_trace_info()), up to
+ * and including the rundown that ends the trace, and writes the process,
+ * stack and sample lines of the manifest to `manifest`; the caller adds
+ * the event and buffer counts after etlw_close().
+ * @return : 0, or -1 if out of memory (errno set).  Write errors are left
+ *	in the writer.
+ */
+int	scenario_run(const struct scenario_options *o, struct etl_writer *w,
+	    FILE *manifest);
+
+#endif
