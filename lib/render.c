@@ -10,6 +10,13 @@ static const struct render_format formats[] = {
 	    &render_table_ops },
 	{ "csv", "RFC 4180 CSV with a header row", &render_table_ops },
 	{ "jsonl", "one JSON object a row", &render_table_ops },
+	{ "counts", "rustc queries as profile_queries.counts.txt",
+	    &render_counts_ops },
+	{ "chrome", "rustc queries as Chrome trace JSON (crox)",
+	    &render_chrome_ops },
+	{ "folded", "collapsed stacks for flame graphs", &render_folded_ops },
+	{ "svg", "a flame graph of the stack tables", &render_svg_ops },
+	{ "html", "the process tree as a timeline page", &render_html_ops },
 };
 
 const struct render_format *

@@ -55,5 +55,10 @@ const struct render_format *render_find(const char *name);
 void render_list(FILE *fp);
 
 extern const struct render_ops render_table_ops;
+extern const struct render_ops render_counts_ops;
+extern const struct render_ops render_chrome_ops;
+extern const struct render_ops render_folded_ops;
+extern const struct render_ops render_svg_ops;
+extern const struct render_ops render_html_ops;
 
 #endif

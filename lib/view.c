@@ -8,6 +8,11 @@
 static const struct view_ops *const views[] = {
 	&view_stats_ops,
 	&view_sysconfig_ops,
+	&view_processes_ops,
+	&view_tree_ops,
+	&view_cpu_ops,
+	&view_queries_ops,
+	&view_querystacks_ops,
 };
 
 const struct view_ops *

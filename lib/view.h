@@ -52,5 +52,10 @@ int view_write_table(struct stream_writer *w, stream_id id, const char *name,
 
 extern const struct view_ops view_stats_ops;
 extern const struct view_ops view_sysconfig_ops;
+extern const struct view_ops view_processes_ops;
+extern const struct view_ops view_tree_ops;
+extern const struct view_ops view_cpu_ops;
+extern const struct view_ops view_queries_ops;
+extern const struct view_ops view_querystacks_ops;
 
 #endif

@@ -1,17 +1,20 @@
 #!/bin/sh
-# The demo: decode the bundled sample trace and show what it holds.
+# The demo: decode the bundled sample trace (a synthetic rustc build made
+# by etlsynth, see testdata/README.md) and show what it holds.
 top=$(cd "$(dirname "$0")/.." && pwd)
 sample=$top/testdata/sample.etl
 PATH=$top/bin:$PATH
-if [ ! -f "$sample" ]; then
-	echo "demo: $sample is missing (it is made by etlsynth)" >&2
-	exit 1
-fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+echo "== etlcat -v testdata/sample.etl"
+etlcat -v -o "$tmp/sample.zst" "$sample" || exit 1
+echo
 echo "== etlagg sysconfig"
-etlcat "$sample" | etlagg sysconfig | etlreport
+etlagg sysconfig "$tmp/sample.zst" | etlreport || exit 1
 echo
 echo "== etlagg stats"
-etlcat "$sample" | etlagg stats | etlreport
+etlagg stats "$tmp/sample.zst" | etlreport || exit 1
 echo
 echo "== the first events"
-etlcat "$sample" | etlreport | head -n 20
+etlreport "$tmp/sample.zst" | head -n 20

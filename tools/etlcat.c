@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "etw_decode.h"
 #include "in_etl.h"
+#include "mmprof_decode.h"
 #include "platform.h"
 #include "stream.h"
 
@@ -142,7 +143,7 @@ cat_stream(struct stream_writer *w, const char *name,
 	struct stream_reader *r = stream_reader_new(0);
 	struct stream_record rec;
 	enum stream_status st;
-	int status = CLI_OK;
+	int status;
 
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
@@ -150,14 +151,7 @@ cat_stream(struct stream_writer *w, const char *name,
 	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
 		if (stream_write_record(w, &rec) != 0)
 			cli_write_error(NULL);
-	if (st == STREAM_ERROR) {
-		cli_warn("%s", stream_reader_error(r));
-		status = CLI_DATA_ERROR;
-	} else if (stream_reader_truncated(r)) {
-		cli_warn("%s: stream ends without its end record (truncated)",
-		    name);
-		status = CLI_DATA_ERROR;
-	}
+	status = cli_stream_status(r, st, name);
 	stream_reader_free(r);
 	return status;
 }
@@ -177,7 +171,11 @@ cat_one(struct stream_writer *w, const char *path, const struct options *o)
 		status = cat_etl(w, name, m.data, m.len, o);
 	else if (stream_probe(m.data, m.len))
 		status = cat_stream(w, name, m.data, m.len);
-	else {
+	else if (mmprof_probe(m.data, m.len)) {
+		if ((status = mmprof_cat(w, PRODUCER, name, m.data, m.len,
+		    o->quiet, cli_warn)) < 0)
+			cli_write_error(NULL);
+	} else {
 		cli_warn("%s: not an ETL file or event stream (offset 0x0)",
 		    name);
 		status = CLI_DATA_ERROR;
