@@ -15,23 +15,21 @@ buf_release(struct buf *b)
 }
 
 unsigned char *
-buf_reserve(struct buf *b, size_t n)
+buf_grow(struct buf *b, size_t n)
 {
+	size_t cap = b->cap ? b->cap : 256;
+	unsigned char *p;
+
 	if (b->oom)
 		return NULL;
-	if (b->cap - b->len < n) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *p;
-
-		while (cap - b->len < n)
-			cap *= 2;
-		if ((p = realloc(b->data, cap)) == NULL) {
-			b->oom = 1;
-			return NULL;
-		}
-		b->data = p;
-		b->cap = cap;
+	while (cap - b->len < n)
+		cap *= 2;
+	if ((p = realloc(b->data, cap)) == NULL) {
+		b->oom = 1;
+		return NULL;
 	}
+	b->data = p;
+	b->cap = cap;
 	return b->data + b->len;
 }
 

@@ -24,8 +24,20 @@ struct buf {
 };
 
 void buf_release(struct buf *b);
-/* Makes room for `n` more bytes; returns a pointer to them, NULL if OOM. */
-unsigned char *buf_reserve(struct buf *b, size_t n);
+/* The slow path of buf_reserve(). */
+unsigned char *buf_grow(struct buf *b, size_t n);
+
+/*
+ * Makes room for `n` more bytes; returns a pointer to them, NULL if OOM.
+ * Inline: the encoders call it for every field of every event.
+ */
+static inline unsigned char *
+buf_reserve(struct buf *b, size_t n)
+{
+	if (b->cap - b->len >= n && !b->oom)
+		return b->data + b->len;
+	return buf_grow(b, n);
+}
 void buf_put(struct buf *b, const void *p, size_t n);
 void buf_put_u8(struct buf *b, unsigned v);
 void buf_put_u16(struct buf *b, uint16_t v);

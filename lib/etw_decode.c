@@ -99,7 +99,8 @@ struct etw_decoder {
 	size_t stack_ids_cap;
 	stream_id next_stack;
 	struct idmap kernel_keys, user_keys;	/* key -> promised id */
-	struct thread_pending *pending;		/* by thread, small table */
+	struct thread_pending *pending;		/* by thread ... */
+	struct idmap pending_index;		/* ... found by tid */
 	size_t npending, pending_cap;
 	uint64_t frames[STREAM_STACK_MAX];
 
@@ -582,11 +583,10 @@ load_frames(struct etw_decoder *d, const unsigned char *raw, uint32_t n,
 static struct thread_pending *
 pending_of(struct etw_decoder *d, uint32_t tid, int create)
 {
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < d->npending; i++)
-		if (d->pending[i].tid == tid)
-			return &d->pending[i];
+	if (idmap_get(&d->pending_index, tid, &i))
+		return &d->pending[i];
 	if (!create)
 		return NULL;
 	if (d->npending == d->pending_cap) {
@@ -598,6 +598,8 @@ pending_of(struct etw_decoder *d, uint32_t tid, int create)
 		d->pending = p;
 		d->pending_cap = cap;
 	}
+	if (idmap_put(&d->pending_index, tid, (uint32_t)d->npending) != 0)
+		return NULL;
 	d->pending[d->npending].tid = tid;
 	d->pending[d->npending].n = 0;
 	return &d->pending[d->npending++];
@@ -1490,6 +1492,7 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->class_written);
 	free(d->stack_ids);
 	free(d->pending);
+	idmap_release(&d->pending_index);
 	free(d->q);
 	free(d->ring);
 	tl_decoder_free(d->tl);

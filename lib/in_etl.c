@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "in_etl.h"
 #include "lzxpress.h"
+#include "platform.h"
 #include "utf.h"
 
 #define BUF_HEADER_LEN	0x48
@@ -27,6 +28,7 @@
 #define FLAG_COMPRESSED	0x0040
 #define MAX_FILLED	(64u << 20)	/* a decompressed buffer, at most */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
+#define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
 
 struct bufidx {
 	uint64_t off;
@@ -65,6 +67,7 @@ struct etl_reader {
 	struct openbuf **spare;	/* closed buffers, kept for reuse */
 	size_t nspare;
 
+	int drop_pages;		/* the data is a mapping: drop what was read */
 	char error[256];
 };
 
@@ -97,6 +100,12 @@ const struct etl_counts *
 etl_reader_counts(const struct etl_reader *r)
 {
 	return &r->counts;
+}
+
+void
+etl_reader_drop_pages(struct etl_reader *r, int on)
+{
+	r->drop_pages = on;
 }
 
 struct etl_reader *
@@ -543,7 +552,7 @@ enum etl_status
 etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
     size_t len, const char *name)
 {
-	uint64_t off = 0;
+	uint64_t off = 0, dropped = 0;
 	int warned = 0;
 
 	r->data = data;
@@ -554,8 +563,14 @@ etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
 		set_error(r, 0, "not an ETL file");
 		return ETL_FATAL;
 	}
-	while (off + BUF_HEADER_LEN <= len)
+	while (off + BUF_HEADER_LEN <= len) {
 		off = index_buffer(r, off, &warned);
+		/* Faults map whole 64 KiB runs: let go of them as we pass. */
+		if (r->drop_pages && off - dropped >= DROP_STEP && off <= len) {
+			platform_drop_pages(r->data + dropped, off - dropped);
+			dropped = off;
+		}
+	}
 	if (off < len) {
 		set_error(r, off, "%llu trailing bytes after the last buffer",
 		    (unsigned long long)(len - off));
@@ -564,6 +579,9 @@ etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
 	}
 	if (r->nbufs > 1)
 		qsort(r->bufs, r->nbufs, sizeof(*r->bufs), cmp_first_ts);
+	/* The index pass touched a page of every buffer. */
+	if (r->drop_pages)
+		platform_drop_pages(r->data, r->len);
 	return warned ? ETL_WARN : ETL_OK;
 }
 
@@ -661,9 +679,27 @@ get_openbuf(struct etl_reader *r)
 	return calloc(1, sizeof(struct openbuf));
 }
 
+/*
+ * Lets go of the pages of a buffer that has been read, the pages it
+ * shares with its neighbours too: the mapping is read-only, so a
+ * neighbour still in use finds the same bytes when it faults them in.
+ */
+static void
+drop_buffer(struct etl_reader *r, const struct bufidx *bi)
+{
+	uint64_t start = bi->off & ~(uint64_t)4095;
+	uint64_t end = (bi->off + bi->size + 4095) & ~(uint64_t)4095;
+
+	if (end > r->len)
+		end = r->len;
+	platform_drop_pages(r->data + start, end - start);
+}
+
 static void
 close_openbuf(struct etl_reader *r, struct openbuf *ob)
 {
+	if (r->drop_pages && ob->idx != NULL)
+		drop_buffer(r, ob->idx);
 	/* r->spare has room: it never holds more than were opened at once. */
 	r->spare[r->nspare++] = ob;
 }

@@ -99,6 +99,13 @@ enum etl_status etl_reader_open_mem(struct etl_reader *r,
 const struct etl_header *etl_reader_header(const struct etl_reader *r);
 
 /*
+ * Says that the bytes given to etl_reader_open_mem() are a read-only
+ * file mapping, whose pages the reader may drop once it has read them,
+ * so that memory stays flat however large the file.
+ */
+void etl_reader_drop_pages(struct etl_reader *r, int on);
+
+/*
  * The next event in time order.
  * @return : ETL_OK with *ev filled, ETL_WARN when a buffer or an event
  *	was skipped (*ev is not filled; call again), or ETL_EOF.

@@ -1,6 +1,11 @@
 /*
  * platform.c - POSIX and Windows versions of platform.h.
  */
+/* madvise() and MADV_DONTNEED are not POSIX. */
+#ifndef _WIN32
+#define _DEFAULT_SOURCE
+#endif
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +18,7 @@
 #include <windows.h>
 #else
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,6 +120,14 @@ platform_binary_mode(FILE *fp)
 	_setmode(_fileno(fp), _O_BINARY);
 }
 
+void
+platform_drop_pages(const void *p, size_t len)
+{
+	/* The working set shrinks on its own on Windows. */
+	(void)p;
+	(void)len;
+}
+
 int
 platform_is_terminal(FILE *fp)
 {
@@ -181,6 +195,21 @@ void
 platform_binary_mode(FILE *fp)
 {
 	(void)fp;
+}
+
+void
+platform_drop_pages(const void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(page - 1);
+
+	/*
+	 * POSIX_MADV_DONTNEED is advice glibc ignores; MADV_DONTNEED drops
+	 * the pages of a private file mapping, to be read again on access.
+	 */
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 int

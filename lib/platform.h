@@ -23,6 +23,14 @@ struct mapped_file {
 int platform_map_file(const char *path, struct mapped_file *m);
 void platform_unmap_file(struct mapped_file *m);
 
+/*
+ * Drops the pages of [p, p + len) of a read-only file mapping from this
+ * process's memory (they are read again if touched), so that reading a
+ * large file front to back keeps the resident size flat.  Only whole
+ * pages inside the range are dropped.  Never call it on other memory.
+ */
+void platform_drop_pages(const void *p, size_t len);
+
 /* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
 void platform_binary_mode(FILE *fp);
 
