@@ -141,6 +141,20 @@ cli_stream_status(const struct stream_reader *r, int st, const char *name)
 	return CLI_OK;
 }
 
+double
+cli_decimal(const char *arg, double min, double max, const char *opt)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno != 0 || end == arg || *end != '\0' || !(v >= min && v <= max))
+		cli_fatal(CLI_USAGE, "option %s: '%s' is not a number from "
+		    "%g to %g", opt, arg, min, max);
+	return v;
+}
+
 long long
 cli_number(const char *arg, long long min, long long max, const char *opt)
 {

@@ -58,4 +58,7 @@ int cli_stream_status(const struct stream_reader *r, int st, const char *name);
 long long cli_number(const char *arg, long long min, long long max,
     const char *opt);
 
+/* The same for a decimal number such as 0.5. */
+double cli_decimal(const char *arg, double min, double max, const char *opt);
+
 #endif

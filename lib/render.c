@@ -16,7 +16,8 @@ static const struct render_format formats[] = {
 	    &render_chrome_ops },
 	{ "folded", "collapsed stacks for flame graphs", &render_folded_ops },
 	{ "svg", "a flame graph of the stack tables", &render_svg_ops },
-	{ "html", "the process tree as a timeline page", &render_html_ops },
+	{ "html", "process tree timeline, or rustc query page",
+	    &render_html_ops },
 };
 
 const struct render_format *

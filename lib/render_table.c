@@ -9,11 +9,13 @@
 #include "buf.h"
 #include "out.h"
 #include "render.h"
+#include "render_summarize.h"
 
 #define NO_ID 0xffffffffu
 
 struct render {
 	struct out *o;
+	struct summarize *sum;	/* text: the query tables as summarize */
 	int table_open;		/* a table (or the event list) is open */
 	int events_open;	/* ... and it is the event list */
 	stream_id table;	/* the open table's id and width */
@@ -31,7 +33,11 @@ table_open(FILE *fp, const char *format, const struct render_options *opt)
 	(void)opt;
 	if (rp == NULL)
 		return NULL;
-	if ((rp->o = out_open(format, fp)) == NULL) {
+	if ((rp->o = out_open(format, fp)) == NULL ||
+	    (strcmp(format, "text") == 0 &&
+	    (rp->sum = summarize_open(fp)) == NULL)) {
+		if (rp->o != NULL)
+			out_close(rp->o);
 		free(rp);
 		return NULL;
 	}
@@ -175,6 +181,11 @@ static int
 table_record(struct render *rp, const struct stream_reader *r,
     const struct stream_record *rec)
 {
+	int took = rp->sum != NULL ? summarize_record(rp->sum, rec) : 0;
+
+	if (took != 0)	/* ends an open table as a table of ours begins */
+		return took < 0 ? -1 :
+		    rec->type == REC_TABLE ? end_table(rp) : 0;
 	switch (rec->type) {
 	case REC_TABLE:
 		return begin_table(rp, &rec->u.table);
@@ -197,6 +208,8 @@ table_close(struct render *rp)
 {
 	int rc = end_table(rp);
 
+	if (rp->sum != NULL && summarize_close(rp->sum) != 0)
+		rc = -1;
 	if (out_close(rp->o) != 0)
 		rc = -1;
 	buf_release(&rp->fields);

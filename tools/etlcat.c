@@ -28,7 +28,8 @@ usage(FILE *fp, int status)
 	fprintf(fp, "usage: etlcat [-fqv] [-o file] [-z level] [file ...]\n");
 	if (status == CLI_OK)
 		fprintf(fp,
-		    "Decode Windows ETW traces (.etl) into the event stream.\n"
+		    "Decode Windows ETW traces (.etl) and rustc self-profiles\n"
+		    "(.mm_profdata) into the event stream.\n"
 		    "  -f        write the stream even to a terminal\n"
 		    "  -o file   write to file instead of standard output\n"
 		    "  -q        no summary of skipped or lost data on stderr\n"
@@ -89,8 +90,8 @@ summarize(const char *name, const struct etl_reader *r,
 
 /* Decodes one .etl file.  @return : CLI_OK or CLI_DATA_ERROR. */
 static int
-cat_etl(struct stream_writer *w, const char *name, const unsigned char *data,
-    size_t len, const struct options *o)
+cat_etl(struct stream_writer *w, const char *name,
+    const struct mapped_file *m, const struct options *o)
 {
 	struct etl_reader *r = etl_reader_new();
 	struct etw_decoder *d = NULL;
@@ -100,7 +101,8 @@ cat_etl(struct stream_writer *w, const char *name, const unsigned char *data,
 
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	st = etl_reader_open_mem(r, data, len, name);
+	etl_reader_drop_pages(r, m->is_mapped);
+	st = etl_reader_open_mem(r, m->data, m->len, name);
 	if (st == ETL_FATAL) {
 		cli_warn("%s: %s", name, etl_reader_error(r));
 		etl_reader_free(r);
@@ -168,15 +170,16 @@ cat_one(struct stream_writer *w, const char *path, const struct options *o)
 		return CLI_DATA_ERROR;
 	}
 	if (etl_probe(m.data, m.len))
-		status = cat_etl(w, name, m.data, m.len, o);
+		status = cat_etl(w, name, &m, o);
 	else if (stream_probe(m.data, m.len))
 		status = cat_stream(w, name, m.data, m.len);
 	else if (mmprof_probe(m.data, m.len)) {
-		if ((status = mmprof_cat(w, PRODUCER, name, m.data, m.len,
-		    o->quiet, cli_warn)) < 0)
+		if ((status = mmprof_cat(w, PRODUCER, name, &m, o->quiet,
+		    cli_warn)) < 0)
 			cli_write_error(NULL);
 	} else {
-		cli_warn("%s: not an ETL file or event stream (offset 0x0)",
+		cli_warn("%s: not an ETL file, rustc self-profile or event "
+		    "stream (offset 0x0)",
 		    name);
 		status = CLI_DATA_ERROR;
 	}

@@ -100,7 +100,7 @@ main(int argc, char *argv[])
 			opt.title = optarg;
 			break;
 		case OPT_MIN_PERCENT:
-			opt.min_percent = (double)cli_number(optarg, 0, 100,
+			opt.min_percent = cli_decimal(optarg, 0, 100,
 			    "--min-percent");
 			break;
 		case OPT_MAX_DEPTH:

@@ -21,7 +21,7 @@ expect() {
 }
 
 printf 'this is not a trace at all, just text\n' >"$tmp/text.etl"
-expect wrong-magic 1 "etlcat: $tmp/text.etl: not an ETL file or event stream (offset 0x0)" \
+expect wrong-magic 1 "etlcat: $tmp/text.etl: not an ETL file, rustc self-profile or event stream (offset 0x0)" \
     etlcat "$tmp/text.etl"
 : >"$tmp/empty.etl"
 expect empty-file 1 "empty.etl: not an ETL file" etlcat "$tmp/empty.etl"

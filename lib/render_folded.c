@@ -1,0 +1,94 @@
+/*
+ * render_folded.c - "etlreport -f folded": Brendan Gregg's collapsed
+ * stacks, one line a stack: the frames root first, joined by ';', a
+ * space and the weight, as stackcollapse-perf.pl writes them for
+ * flamegraph.pl, inferno and speedscope.  Drawn from every table with a
+ * stack column (see stackrows.h), equal stacks added up, lines in byte
+ * order of their stacks, stacks of weight 0 left out; empty tables give
+ * an empty output.  A line break in a
+ * stack, which would end its line, is written as a space.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "render.h"
+#include "stackrows.h"
+
+struct render {
+	FILE *fp;
+	struct stackrows *rows;
+};
+
+static struct render *
+folded_open(FILE *fp, const char *format, const struct render_options *opt)
+{
+	struct render *rd = calloc(1, sizeof(*rd));
+
+	(void)format;
+	(void)opt;
+	if (rd == NULL)
+		return NULL;
+	rd->fp = fp;
+	if ((rd->rows = stackrows_new()) == NULL) {
+		free(rd);
+		return NULL;
+	}
+	return rd;
+}
+
+static int
+folded_record(struct render *rd, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	(void)r;
+	return stackrows_record(rd->rows, rec);
+}
+
+static void
+write_line(FILE *fp, const char *stack, size_t len, uint64_t weight)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		putc(stack[i] == '\n' || stack[i] == '\r' ? ' ' : stack[i], fp);
+	fprintf(fp, " %" PRIu64 "\n", weight);
+}
+
+static int
+write_all(struct render *rd)
+{
+	uint32_t *ids = stackrows_sorted(rd->rows), i;
+	const char *stack;
+	uint64_t weight;
+	size_t len;
+
+	if (ids == NULL)
+		return -1;
+	for (i = 0; i < stackrows_count(rd->rows); i++) {
+		if ((weight = stackrows_weight(rd->rows, ids[i])) == 0)
+			continue;
+		stack = stackrows_stack(rd->rows, ids[i], &len);
+		write_line(rd->fp, stack, len, weight);
+	}
+	free(ids);
+	return ferror(rd->fp) ? -1 : 0;
+}
+
+static int
+folded_close(struct render *rd)
+{
+	int rc = stackrows_tables(rd->rows) == 0 ? 1 : write_all(rd);
+
+	if (fflush(rd->fp) != 0)
+		rc = -1;
+	stackrows_free(rd->rows);
+	free(rd);
+	return rc;
+}
+
+const struct render_ops render_folded_ops = {
+	.open = folded_open,
+	.record = folded_record,
+	.close = folded_close,
+	.nothing = "no table with a stack column and an integer weight column",
+};

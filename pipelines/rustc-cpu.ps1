@@ -1,0 +1,85 @@
+<#
+.SYNOPSIS
+rustc-cpu.ps1 - what the rustc-dev-guide's WPA profile shows in its
+"rustc CPU Analysis" tab, from one trace: where the processes of a build
+(rustc, cargo, link, rustdoc, build scripts and their children) spent
+their CPU samples, by process, call stack, function and module, and the
+stacks as folded text and a flame graph.  The twin of rustc-cpu.sh.
+
+.DESCRIPTION
+Writes, for trace NAME.etl, into -OutDir (default: the current directory):
+  NAME.cpu-processes.csv  samples and CPU ms per process
+  NAME.cpu-stacks.csv     samples per call stack, root first
+  NAME.cpu-functions.csv  samples in and under each frame
+  NAME.cpu-modules.csv    the same per module
+  NAME.cpu.folded         collapsed stacks, for flamegraph.pl, inferno or
+                          speedscope
+  NAME.cpu.svg            the flame graph
+Frames are named module!0xRVA until symbols are resolved.  -All takes
+every process of the trace, not only those of the build.  The tools are
+taken from PATH, or from the bin folder beside this script.  Needs
+PowerShell 7.4 or later; the tools read and write files, so no bytes go
+through PowerShell's pipes.
+
+.EXAMPLE
+./rustc-cpu.ps1 build.etl -OutDir report
+#>
+param(
+	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
+	[string] $OutDir = '.',
+	[switch] $All
+)
+
+$me = 'rustc-cpu.ps1'
+$env:PATH = $env:PATH + [IO.Path]::PathSeparator +
+    (Join-Path $PSScriptRoot '..' 'bin')
+
+function Fail([string] $Message) {
+	[Console]::Error.WriteLine("${me}: $Message")
+	exit 1
+}
+
+# Runs a tool and stops the script if it fails.
+function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
+	& $Tool @Arguments
+	if ($LASTEXITCODE -ne 0) {
+		Fail "$Tool failed (exit status $LASTEXITCODE)"
+	}
+}
+
+if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
+	Fail "${Trace}: no such file"
+}
+New-Item -ItemType Directory -Force -Path $OutDir | Out-Null
+$name = [IO.Path]::GetFileNameWithoutExtension($Trace)
+$tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
+New-Item -ItemType Directory -Path $tmp | Out-Null
+try {
+	$stream = Join-Path $tmp 'trace.zst'
+	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	if (-not $All) {
+		$build = Join-Path $tmp 'build.zst'
+		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		$stream = $build
+	}
+	$base = Join-Path $OutDir $name
+	$files = @{ process = 'processes'; stack = 'stacks';
+	    function = 'functions'; module = 'modules' }
+	foreach ($by in 'process', 'stack', 'function', 'module') {
+		$table = Join-Path $tmp "$by.zst"
+		Invoke-Tool etlagg @('-o', $table, 'cpu', '--by', $by, $stream)
+		Invoke-Tool etlreport @('-f', 'csv', '-o',
+		    "$base.cpu-$($files[$by]).csv", $table)
+	}
+	$stacks = Join-Path $tmp 'stack.zst'
+	Invoke-Tool etlreport @('-f', 'folded', '-o', "$base.cpu.folded",
+	    $stacks)
+	Invoke-Tool etlreport @('-f', 'svg', '--title', "CPU of $name by stack",
+	    '-o', "$base.cpu.svg", $stacks)
+	foreach ($f in 'cpu-processes.csv', 'cpu-stacks.csv',
+	    'cpu-functions.csv', 'cpu-modules.csv', 'cpu.folded', 'cpu.svg') {
+		"$base.$f"
+	}
+} finally {
+	Remove-Item -Recurse -Force -LiteralPath $tmp
+}

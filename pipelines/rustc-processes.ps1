@@ -1,0 +1,78 @@
+<#
+.SYNOPSIS
+rustc-processes.ps1 - what the rustc-dev-guide's WPA profile shows in its
+"rustc Build Processes" and "rustc Build Process Tree" tabs, from one
+trace: the processes of a build (rustc, cargo, link, rustdoc, build
+scripts and their children) with their command lines, times, exit status
+and CPU, as a table and as a tree, and the tree as a timeline.  The twin
+of rustc-processes.sh.
+
+.DESCRIPTION
+Writes, for trace NAME.etl, into -OutDir (default: the current directory):
+  NAME.processes.csv   one row per process, in order of start
+  NAME.tree.csv        the same rows in parent-child order, with depth
+  NAME.tree.txt        the tree as indented text
+  NAME.tree.html       the tree as a timeline page
+-All takes every process of the trace, not only those of the build.
+The tools are taken from PATH, or from the bin folder beside this
+script.  Needs PowerShell 7.4 or later; the tools read and write files,
+so no bytes go through PowerShell's pipes.
+
+.EXAMPLE
+./rustc-processes.ps1 build.etl -OutDir report
+#>
+param(
+	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
+	[string] $OutDir = '.',
+	[switch] $All
+)
+
+$me = 'rustc-processes.ps1'
+$env:PATH = $env:PATH + [IO.Path]::PathSeparator +
+    (Join-Path $PSScriptRoot '..' 'bin')
+
+function Fail([string] $Message) {
+	[Console]::Error.WriteLine("${me}: $Message")
+	exit 1
+}
+
+# Runs a tool and stops the script if it fails.
+function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
+	& $Tool @Arguments
+	if ($LASTEXITCODE -ne 0) {
+		Fail "$Tool failed (exit status $LASTEXITCODE)"
+	}
+}
+
+if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
+	Fail "${Trace}: no such file"
+}
+New-Item -ItemType Directory -Force -Path $OutDir | Out-Null
+$name = [IO.Path]::GetFileNameWithoutExtension($Trace)
+$tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
+New-Item -ItemType Directory -Path $tmp | Out-Null
+try {
+	$stream = Join-Path $tmp 'trace.zst'
+	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	if (-not $All) {
+		$build = Join-Path $tmp 'build.zst'
+		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		$stream = $build
+	}
+	$processes = Join-Path $tmp 'processes.zst'
+	$tree = Join-Path $tmp 'tree.zst'
+	Invoke-Tool etlagg @('-o', $processes, 'processes', $stream)
+	Invoke-Tool etlagg @('-o', $tree, 'tree', $stream)
+	$base = Join-Path $OutDir $name
+	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.processes.csv",
+	    $processes)
+	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.tree.csv", $tree)
+	Invoke-Tool etlreport @('-f', 'text', '-o', "$base.tree.txt", $tree)
+	Invoke-Tool etlreport @('-f', 'html', '--title', "Processes of $name",
+	    '-o', "$base.tree.html", $tree)
+	foreach ($f in 'processes.csv', 'tree.csv', 'tree.txt', 'tree.html') {
+		"$base.$f"
+	}
+} finally {
+	Remove-Item -Recurse -Force -LiteralPath $tmp
+}

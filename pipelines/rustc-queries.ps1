@@ -1,0 +1,105 @@
+<#
+.SYNOPSIS
+rustc-queries.ps1 - what the rustc-dev-guide's "Profiling Queries" chapter
+asked of -Z profile-queries, from the -Z self-profile output of a build:
+the query counts, the nested query trace, measureme summarize's table,
+and the query stacks as folded text and a flame graph (and crox's Chrome
+trace JSON).  The twin of rustc-queries.sh.
+
+.DESCRIPTION
+ProfDir holds the .mm_profdata files of one build, one per rustc process,
+as a build with RUSTFLAGS=-Zself-profile=ProfDir leaves them (with
+RUSTC_BOOTSTRAP=1 on a stable toolchain).  Writes into -OutDir (default:
+the current directory):
+  profile_queries.counts.txt  provider,count,seconds by falling time
+  profile_queries.html        the nested query trace
+  queries.csv                 summarize's table, the total time and the
+                              artifact sizes (three tables)
+  queries.folded              stack_collapse's folded stacks
+  queries.svg                 the flame graph
+  queries.chrome.json         crox's Chrome trace
+-Depth limits the levels the HTML trace shows, -Percent leaves out boxes
+under that share of the time (full traces are large).  A profile cut
+short (a killed rustc) is read as far as it goes; the script then exits
+with status 1 after writing the files.  The tools are taken from PATH, or
+from the bin folder beside this script.  Needs PowerShell 7.4 or later;
+the tools read and write files, so no bytes go through PowerShell's pipes.
+
+.EXAMPLE
+./rustc-queries.ps1 target/profiles -OutDir report -Percent 1
+#>
+param(
+	[Parameter(Mandatory = $true, Position = 0)] [string] $ProfDir,
+	[string] $OutDir = '.',
+	[int] $Depth = 0,
+	[string] $Percent = '0'
+)
+
+$me = 'rustc-queries.ps1'
+$env:PATH = $env:PATH + [IO.Path]::PathSeparator +
+    (Join-Path $PSScriptRoot '..' 'bin')
+
+function Fail([string] $Message) {
+	[Console]::Error.WriteLine("${me}: $Message")
+	exit 1
+}
+
+# Runs a tool and stops the script if it fails.
+function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
+	& $Tool @Arguments
+	if ($LASTEXITCODE -ne 0) {
+		Fail "$Tool failed (exit status $LASTEXITCODE)"
+	}
+}
+
+if (-not (Test-Path -LiteralPath $ProfDir -PathType Container)) {
+	Fail "${ProfDir}: no such directory"
+}
+$profiles = @(Get-ChildItem -LiteralPath $ProfDir -Filter '*.mm_profdata' |
+    ForEach-Object { $_.FullName })
+if ($profiles.Count -eq 0) {
+	Fail "${ProfDir}: no .mm_profdata files"
+}
+New-Item -ItemType Directory -Force -Path $OutDir | Out-Null
+$name = Split-Path -Leaf (Resolve-Path -LiteralPath $ProfDir)
+$tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
+New-Item -ItemType Directory -Path $tmp | Out-Null
+$status = 0
+try {
+	$stream = Join-Path $tmp 'profiles.zst'
+	& etlcat -o $stream @profiles
+	$status = $LASTEXITCODE
+	if ($status -gt 1) {
+		Fail "etlcat failed (exit status $status)"
+	}
+	if ($status -ne 0) {
+		[Console]::Error.WriteLine("${me}: some profiles had problems " +
+		    "(above); going on with what they hold")
+	}
+	$queries = Join-Path $tmp 'queries.zst'
+	$stacks = Join-Path $tmp 'stacks.zst'
+	Invoke-Tool etlagg @('-o', $queries, 'queries', $stream)
+	Invoke-Tool etlagg @('-o', $stacks, 'querystacks', $stream)
+	Invoke-Tool etlreport @('-f', 'counts', '-o',
+	    (Join-Path $OutDir 'profile_queries.counts.txt'), $stream)
+	Invoke-Tool etlreport @('-f', 'html', '--max-depth', "$Depth",
+	    '--min-percent', $Percent, '--title', "rustc queries of $name",
+	    '-o', (Join-Path $OutDir 'profile_queries.html'), $stream)
+	Invoke-Tool etlreport @('-f', 'csv', '-o',
+	    (Join-Path $OutDir 'queries.csv'), $queries)
+	Invoke-Tool etlreport @('-f', 'folded', '-o',
+	    (Join-Path $OutDir 'queries.folded'), $stacks)
+	Invoke-Tool etlreport @('-f', 'svg', '--title',
+	    "rustc query stacks of $name", '-o',
+	    (Join-Path $OutDir 'queries.svg'), $stacks)
+	Invoke-Tool etlreport @('-f', 'chrome', '-o',
+	    (Join-Path $OutDir 'queries.chrome.json'), $stream)
+	foreach ($f in 'profile_queries.counts.txt', 'profile_queries.html',
+	    'queries.csv', 'queries.folded', 'queries.svg',
+	    'queries.chrome.json') {
+		Join-Path $OutDir $f
+	}
+} finally {
+	Remove-Item -Recurse -Force -LiteralPath $tmp
+}
+exit $status

@@ -1,0 +1,85 @@
+#!/bin/sh
+# rustc-queries.sh - what the rustc-dev-guide's "Profiling Queries"
+# chapter asked of -Z profile-queries, from the -Z self-profile output of
+# a build: the query counts, the nested query trace, measureme
+# summarize's table, and the query stacks as folded text and a flame
+# graph (and, for chrome://tracing or Perfetto, crox's trace JSON).
+#
+# Usage: rustc-queries.sh [-d depth] [-p percent] [-o dir] profdir
+#   -d depth    the HTML trace shows this many levels (default: all)
+#   -p percent  the HTML trace leaves out boxes under percent of the
+#               time (default 0: none); full traces are large
+#   -o dir      where to write the files (default: the current directory)
+#
+# profdir holds the .mm_profdata files of one build, one per rustc
+# process, as RUSTFLAGS=-Zself-profile=profdir cargo build leaves them
+# (with RUSTC_BOOTSTRAP=1 on a stable toolchain).  Writes:
+#   profile_queries.counts.txt  provider,count,seconds by falling time
+#   profile_queries.html        the nested query trace
+#   queries.csv                 summarize's table, the total time and the
+#                               artifact sizes (three tables)
+#   queries.folded              stack_collapse's folded stacks
+#   queries.svg                 the flame graph
+#   queries.chrome.json         crox's Chrome trace
+# A profile cut short (a killed rustc) is read as far as it goes.
+#
+# The tools are taken from PATH, or from the bin/ beside this script.
+
+usage() {
+	echo "usage: rustc-queries.sh [-d depth] [-p percent] [-o dir] profdir" >&2
+	exit 2
+}
+
+die() {
+	echo "rustc-queries.sh: $*" >&2
+	exit 1
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$PATH:$here/../bin
+depth=0
+percent=0
+out=.
+while getopts d:o:p: opt; do
+	case $opt in
+	d)	depth=$OPTARG ;;
+	o)	out=$OPTARG ;;
+	p)	percent=$OPTARG ;;
+	*)	usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+dir=$1
+[ -d "$dir" ] || die "$dir: no such directory"
+set -- "$dir"/*.mm_profdata
+[ -f "$1" ] || die "$dir: no .mm_profdata files"
+mkdir -p "$out" || die "$out: cannot make the directory"
+
+tmp=$(mktemp -d) || die "cannot make a temporary directory"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+status=0
+etlcat -o "$tmp/profiles.zst" "$@" || status=$?
+[ $status -le 1 ] || die "etlcat failed"
+[ $status -eq 0 ] || echo "rustc-queries.sh: some profiles had" \
+    "problems (above); going on with what they hold" >&2
+etlagg -o "$tmp/queries.zst" queries "$tmp/profiles.zst" &&
+    etlagg -o "$tmp/stacks.zst" querystacks "$tmp/profiles.zst" ||
+    die "etlagg failed"
+etlreport -f counts -o "$out/profile_queries.counts.txt" \
+    "$tmp/profiles.zst" &&
+    etlreport -f html --max-depth "$depth" --min-percent "$percent" \
+    --title "rustc queries of $(basename "$dir")" \
+    -o "$out/profile_queries.html" "$tmp/profiles.zst" &&
+    etlreport -f csv -o "$out/queries.csv" "$tmp/queries.zst" &&
+    etlreport -f folded -o "$out/queries.folded" "$tmp/stacks.zst" &&
+    etlreport -f svg --title "rustc query stacks of $(basename "$dir")" \
+    -o "$out/queries.svg" "$tmp/stacks.zst" &&
+    etlreport -f chrome -o "$out/queries.chrome.json" "$tmp/profiles.zst" ||
+    die "etlreport failed"
+for f in profile_queries.counts.txt profile_queries.html queries.csv \
+    queries.folded queries.svg queries.chrome.json; do
+	echo "$out/$f"
+done
+exit $status

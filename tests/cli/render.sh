@@ -1,0 +1,166 @@
+#!/bin/sh
+# The pictures: folded stacks, the svg flame graph and the html process
+# timeline, made from a synthetic trace (or the corpus when etlsynth is
+# missing), checked for their totals and form; in headless Chromium when
+# it is installed, the svg and the page are drawn and clicked.  Then the
+# pipelines/rustc-*.sh scripts, from an .etl to their files.
+
+. "$(dirname "$0")/../testlib.sh"
+
+if command -v etlsynth >/dev/null; then
+	etlsynth --events 30000 --seed 7 -o "$tmp/t.etl" >/dev/null ||
+	    { fail render-synth "etlsynth failed"; exit 0; }
+	trace=$tmp/t.etl
+elif [ -f "$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl" ]; then
+	trace=$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl
+else
+	skip render "neither build/etlsynth nor the corpus"
+	exit 0
+fi
+etlcat -q "$trace" >"$tmp/t.zst" || { fail render-decode etlcat; exit 0; }
+etlagg cpu --by stack "$tmp/t.zst" >"$tmp/stacks.zst"
+etlagg tree "$tmp/t.zst" >"$tmp/tree.zst"
+samples=$(etlreport -f csv "$tmp/stacks.zst" | csv_lf |
+    awk -F, 'NR > 1 { s += $(NF - 2) } END { print s + 0 }')
+
+# Folded: "frames weight" lines, stacks unique and sorted, the weights
+# adding up to the samples.
+etlreport -f folded "$tmp/stacks.zst" >"$tmp/folded"
+check_eq folded-total "$(awk '{ s += $NF } END { print s + 0 }' \
+    "$tmp/folded")" "$samples"
+check_eq folded-form "$(grep -cv '^[^ ;][^;]*\(;[^;]\{1,\}\)* [1-9][0-9]*$' \
+    "$tmp/folded")" 0
+sed 's/ [0-9]*$//' "$tmp/folded" >"$tmp/keys"
+LC_ALL=C sort -c -u "$tmp/keys" 2>/dev/null && pass folded-sorted ||
+    fail folded-sorted "stacks repeat or are out of order"
+
+# Nothing to draw: a table without a stack column.
+etlagg stats "$tmp/t.zst" | etlreport -f folded >/dev/null 2>"$tmp/err"
+check_eq folded-nothing "$?:$(cat "$tmp/err")" "1:etlreport: nothing to draw \
+as folded: no table with a stack column and an integer weight column"
+etlreport -f html "$tmp/stacks.zst" >/dev/null 2>"$tmp/err"
+check_eq html-nothing "$?" 1
+
+# The flame graph: one file, nothing fetched from elsewhere, a frame for
+# each drawn box with its tooltip, the root holding every sample.
+etlreport -f svg --title 'CPU & <stacks>' -o "$tmp/flame.svg" "$tmp/stacks.zst"
+check_eq svg-status "$?" 0
+if command -v xmllint >/dev/null; then
+	xmllint --noout "$tmp/flame.svg" 2>"$tmp/err" && pass svg-xml ||
+	    fail svg-xml "$(head -3 "$tmp/err")"
+else
+	skip svg-xml "no xmllint"
+fi
+check_eq svg-self-contained "$(grep -c 'href=\|src=\|url(\|@import' \
+    "$tmp/flame.svg")" 0
+grep -q "<title>all ($samples samples, 100.00%)</title>" "$tmp/flame.svg" &&
+    pass svg-root || fail svg-root "no root frame of $samples samples"
+grep -q '>CPU &amp; &lt;stacks&gt;</text>' "$tmp/flame.svg" &&
+    pass svg-title || fail svg-title "title not escaped"
+check_eq svg-frames "$(grep -c '<g class="f"><title>' "$tmp/flame.svg")" \
+    "$(grep -c '<rect x=[^>]* rx="2"/>' "$tmp/flame.svg")"
+
+# The timeline: a row for every process of the tree table.
+etlreport -f html --title 'Build & <tree>' -o "$tmp/tree.html" "$tmp/tree.zst"
+check_eq html-status "$?" 0
+check_eq html-rows "$(grep -c '^<div class="row"' "$tmp/tree.html")" \
+    "$(etlreport -f csv "$tmp/tree.zst" | csv_lf | sed 1d | wc -l |
+    tr -d ' ')"
+check_eq html-self-contained "$(grep -c 'href=\|src=\|url(\|@import' \
+    "$tmp/tree.html")" 0
+etlreport -f html --max-depth 1 "$tmp/tree.zst" |
+    grep '^<div class="row"' | grep -vc 'data-depth="0"' >"$tmp/n"
+check_eq html-max-depth "$(cat "$tmp/n")" 0
+
+# Drawn and clicked in headless Chromium: a frame zooms to the full
+# width, a search matches, and a click on a row of the timeline folds
+# its children.
+chromium_dom() {
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+	    --disable-background-networking --disable-component-update \
+	    --disable-sync --no-first-run --user-data-dir="$tmp/profile" \
+	    --allow-file-access-from-files --virtual-time-budget=10000 \
+	    --dump-dom "file://$1" 2>/dev/null
+}
+browser=$(command -v chromium || command -v chromium-browser ||
+    command -v google-chrome)
+if [ -n "$browser" ]; then
+	cat >"$tmp/svg.html" <<'EOF'
+<!DOCTYPE html><html><body><iframe id="f" src="flame.svg" width="1200"
+height="800"></iframe><script>
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument, out;
+  try {
+    var gs = Array.prototype.slice.call(d.querySelectorAll('g.f'));
+    var t = gs.filter(function (g) { return g.getBoundingClientRect().width
+      > 0 && g.querySelector('title').textContent.indexOf('all ') != 0; })[0];
+    t.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    out = 'zoomed ' + t.querySelector('rect').getAttribute('width');
+    this.contentWindow.search('.');
+    out += ' ' + d.getElementById('matched').textContent;
+  } catch (e) { out = 'error ' + e; }
+  document.body.setAttribute('data-out', out);
+};
+</script></body></html>
+EOF
+	out=$(chromium_dom "$tmp/svg.html" | grep -o 'data-out="[^"]*"')
+	check_eq chromium-svg "$out" 'data-out="zoomed 1180.00 Matched: 100.0%"'
+	cat >"$tmp/page.html" <<'EOF'
+<!DOCTYPE html><html><body><iframe id="f" src="tree.html" width="1200"
+height="800"></iframe><script>
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument, out;
+  try {
+    var rows = Array.prototype.slice.call(d.querySelectorAll('.row'));
+    var bars = rows.filter(function (r) {
+      return r.querySelector('.bar').getBoundingClientRect().width >= 1; });
+    var p = rows.filter(function (r, i) { return rows[i + 1] &&
+      +rows[i + 1].getAttribute('data-depth') > +r.getAttribute('data-depth');
+      })[0];
+    p.click();
+    var hidden = rows.filter(function (r) {
+      return r.style.display == 'none'; }).length;
+    out = (bars.length == rows.length ? 'drawn' : 'bars missing') +
+      (hidden > 0 ? ' folded' : ' not folded');
+  } catch (e) { out = 'error ' + e; }
+  document.body.setAttribute('data-out', out);
+};
+</script></body></html>
+EOF
+	out=$(chromium_dom "$tmp/page.html" | grep -o 'data-out="[^"]*"')
+	check_eq chromium-html "$out" 'data-out="drawn folded"'
+else
+	skip chromium "no chromium to draw the svg and html in"
+fi
+
+# The pipelines, from the .etl to their files.
+if ! command -v etlfilter >/dev/null; then
+	skip pipelines "no etlfilter"
+	exit 0
+fi
+name=$(basename "$trace" .etl)
+sh "$ETL_TOP/pipelines/rustc-processes.sh" -o "$tmp/p" "$trace" \
+    >"$tmp/list" 2>"$tmp/err"
+check_eq rustc-processes-files "$?:$(wc -l <"$tmp/list" | tr -d ' ')" "0:4"
+for f in $(cat "$tmp/list"); do
+	[ -s "$f" ] || fail rustc-processes-files "$f is empty or missing"
+done
+sh "$ETL_TOP/pipelines/rustc-cpu.sh" -a -o "$tmp/p" "$trace" \
+    >"$tmp/list" 2>"$tmp/err"
+check_eq rustc-cpu-files "$?:$(wc -l <"$tmp/list" | tr -d ' ')" "0:6"
+check_eq rustc-cpu-folded "$(awk '{ s += $NF } END { print s + 0 }' \
+    "$tmp/p/$name.cpu.folded")" "$samples"
+sh "$ETL_TOP/pipelines/rustc-cpu.sh" -o "$tmp/q" "$trace" >/dev/null 2>&1
+# Not the whole system: no Idle, System or shell samples.
+grep '^Idle;\|^System;\|^cmd\.exe;\|^explorer\.exe;' \
+    "$tmp/q/$name.cpu.folded" | head -1 >"$tmp/other"
+if grep -q '^rustc\.exe' "$tmp/q/$name.cpu.folded" &&
+    [ ! -s "$tmp/other" ]; then
+	pass rustc-cpu-only-build
+elif grep -q rustc "$tmp/p/$name.cpu-processes.csv"; then
+	fail rustc-cpu-only-build "$(cat "$tmp/other")"
+else
+	skip rustc-cpu-only-build "no rustc in $name"
+fi
+sh "$ETL_TOP/pipelines/rustc-cpu.sh" >/dev/null 2>&1
+check_eq rustc-cpu-usage "$?" 2
