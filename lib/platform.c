@@ -24,6 +24,7 @@
 #include <unistd.h>
 #endif
 
+#ifdef _WIN32
 /* Reads a whole stream into malloc'd memory. */
 static int
 read_all(FILE *fp, struct mapped_file *m)
@@ -56,7 +57,6 @@ read_all(FILE *fp, struct mapped_file *m)
 	return 0;
 }
 
-#ifdef _WIN32
 int
 platform_map_file(const char *path, struct mapped_file *m)
 {
@@ -134,42 +134,20 @@ platform_is_terminal(FILE *fp)
 	return _isatty(_fileno(fp));
 }
 #else
-int
-platform_map_file(const char *path, struct mapped_file *m)
+/* Maps a regular file; the descriptor stays open for the caller. */
+static int
+map_fd(int fd, struct mapped_file *m)
 {
 	struct stat st;
-	int fd;
 	void *p;
 
-	memset(m, 0, sizeof(*m));
-	if (strcmp(path, "-") == 0)
-		return read_all(stdin, m);
-	if ((fd = open(path, O_RDONLY)) < 0)
+	if (fstat(fd, &st) != 0)
 		return -1;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		/* A pipe or device: read it instead. */
-		FILE *fp = fdopen(fd, "rb");
-		int rc;
-
-		if (fp == NULL) {
-			close(fd);
-			return -1;
-		}
-		rc = read_all(fp, m);
-		fclose(fp);
-		return rc;
-	}
 	if (st.st_size == 0) {
-		close(fd);
 		m->data = (const unsigned char *)"";
 		return 0;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (p == MAP_FAILED)
 		return -1;
 	/* Decoding walks the file front to back. */
@@ -179,6 +157,60 @@ platform_map_file(const char *path, struct mapped_file *m)
 	m->mem = p;
 	m->is_mapped = 1;
 	return 0;
+}
+
+/*
+ * A pipe is copied to an unlinked temporary file and mapped from there,
+ * so that a multi-gigabyte trace piped in does not have to fit in memory.
+ */
+static int
+spool_and_map(FILE *in, struct mapped_file *m)
+{
+	FILE *tmp = tmpfile();
+	char buf[1 << 16];
+	size_t n;
+	int rc = -1;
+
+	if (tmp == NULL)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n)
+			goto out;
+	if (!ferror(in) && fflush(tmp) == 0)
+		rc = map_fd(fileno(tmp), m);
+out:
+	fclose(tmp);
+	return rc;
+}
+
+int
+platform_map_file(const char *path, struct mapped_file *m)
+{
+	struct stat st;
+	FILE *in;
+	int fd, rc;
+
+	memset(m, 0, sizeof(*m));
+	if (strcmp(path, "-") == 0)
+		fd = fileno(stdin);
+	else if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		rc = -1;
+	else if (S_ISREG(st.st_mode))
+		rc = map_fd(fd, m);
+	else if (fd == fileno(stdin))
+		rc = spool_and_map(stdin, m);
+	else if ((in = fdopen(fd, "rb")) == NULL)
+		rc = -1;
+	else {
+		rc = spool_and_map(in, m);
+		fclose(in);
+		return rc;
+	}
+	if (fd != fileno(stdin))
+		close(fd);
+	return rc;
 }
 
 void

@@ -292,6 +292,8 @@ next_frame(struct stream_reader *r)
 	r->frame_offset = r->in_offset + r->in.pos;
 	for (;;) {
 		ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
+		if (ZSTD_isError(ret) && r->frame_offset == 0)
+			return reader_fail(r, 0, "not an event stream");
 		if (ZSTD_isError(ret))
 			return reader_fail(r, r->frame_offset,
 			    "corrupt frame: %s", ZSTD_getErrorName(ret));

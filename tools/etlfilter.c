@@ -14,7 +14,6 @@
 
 #include "cli.h"
 #include "filter.h"
-#include "platform.h"
 #include "stream.h"
 
 #define PRODUCER "etlfilter 0.1"
@@ -121,15 +120,51 @@ write_record(struct stream_writer *w, const struct stream_record *rec,
  * reported by the second pass, which meets them at the same place.
  */
 static void
-scan_input(struct filter *f, struct stream_reader *r,
-    const struct mapped_file *m, const char *name)
+scan_input(struct filter *f, struct stream_reader *r, FILE *fp,
+    const char *name)
 {
 	struct stream_record rec;
 
-	stream_reader_open_mem(r, m->data, m->len, name);
+	stream_reader_open_file(r, fp, name);
 	while (stream_reader_next(r, &rec) == STREAM_OK)
 		if (filter_scan(f, r, &rec) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
+	rewind(fp);
+}
+
+/*
+ * Standard input read twice is first copied to a temporary file: memory
+ * stays flat however long the stream.  @return : NULL on failure.
+ */
+static FILE *
+spool(FILE *in)
+{
+	FILE *tmp = tmpfile();
+	char buf[1 << 16];
+	size_t n;
+
+	if (tmp == NULL)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n) {
+			fclose(tmp);
+			return NULL;
+		}
+	if (ferror(in) || fflush(tmp) != 0) {
+		fclose(tmp);
+		return NULL;
+	}
+	rewind(tmp);
+	return tmp;
+}
+
+/* Opens an input for one pass, or for two (then seekable). */
+static FILE *
+open_input(const char *path, int two_passes)
+{
+	if (strcmp(path, "-") != 0)
+		return fopen(path, "rb");
+	return two_passes ? spool(stdin) : stdin;
 }
 
 /* Filters one input.  @return : CLI_OK or CLI_DATA_ERROR. */
@@ -140,23 +175,18 @@ filter_input(const char *path, struct filter *f, struct stream_reader *r,
 	const char *name = strcmp(path, "-") == 0 ? "(stdin)" : path;
 	struct out_section s = { 0 };
 	struct stream_record rec;
-	struct mapped_file m;
 	enum stream_status st;
-	int keep, status = CLI_OK;
+	int keep, status;
+	FILE *fp;
 
-	if (platform_map_file(path, &m) != 0) {
+	filter_reset(f);
+	if ((fp = open_input(path, filter_needs_scan(f))) == NULL) {
 		cli_warn("%s: %s", name, strerror(errno));
 		return CLI_DATA_ERROR;
 	}
-	if (m.len > 0 && !stream_probe(m.data, m.len)) {
-		cli_warn("%s: not an event stream (offset 0x0)", name);
-		platform_unmap_file(&m);
-		return CLI_DATA_ERROR;
-	}
-	filter_reset(f);
 	if (filter_needs_scan(f))
-		scan_input(f, r, &m, name);
-	stream_reader_open_mem(r, m.data, m.len, name);
+		scan_input(f, r, fp, name);
+	stream_reader_open_file(r, fp, name);
 	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
 		if ((keep = filter_record(f, r, &rec)) < 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
@@ -166,7 +196,8 @@ filter_input(const char *path, struct filter *f, struct stream_reader *r,
 	if (s.open && write_dropped(w, &s) != 0)
 		cli_write_error(out);
 	status = cli_stream_status(r, st, name);
-	platform_unmap_file(&m);
+	if (fp != stdin)
+		fclose(fp);
 	return status;
 }
 

@@ -33,7 +33,7 @@ expect bad-format 2 "unknown format 'nope'" etlreport -f nope
 expect bad-format-no-file 2 "unknown format" etlreport -f nope -o "$tmp/made"
 [ -e "$tmp/made" ] && fail bad-format-no-file-made "output created" ||
     pass bad-format-no-file-made
-expect stream-garbage 1 "etlreport: $tmp/text.etl: corrupt frame" \
+expect stream-garbage 1 "etlreport: $tmp/text.etl: not an event stream (offset 0x0)" \
     etlreport "$tmp/text.etl"
 
 corpus=$ETL_CORPUS/etl

@@ -193,7 +193,8 @@ test_not_a_stream(void)
 	rewind(fp);
 	stream_reader_open_file(r, fp, "text");
 	CHECK_EQ_INT(stream_reader_next(r, &rec), STREAM_ERROR);
-	CHECK(strstr(stream_reader_error(r), "text: corrupt frame") != NULL);
+	CHECK(strstr(stream_reader_error(r),
+	    "text: not an event stream (offset 0x0)") != NULL);
 	stream_reader_free(r);
 	fclose(fp);
 }
