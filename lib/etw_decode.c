@@ -33,6 +33,7 @@
 #define EVENT_RECORD_MAX (3 * 65536 + 4096)
 
 struct qentry {
+	uint64_t seq;		/* 0 once written out */
 	uint64_t ts;		/* raw clock */
 	size_t off, len;	/* the record in the byte ring */
 	size_t waste;		/* ring bytes skipped after it by a wrap */
@@ -67,6 +68,8 @@ struct image_fact {
 struct pending_stack {
 	stream_id id;		/* promised to the event */
 	stream_id kernel;	/* the kernel part */
+	uint64_t seq;		/* the event's queue entry, while queued */
+	uint32_t slot;
 };
 
 struct thread_pending {
@@ -124,6 +127,7 @@ struct etw_decoder {
 	uint64_t memory_bytes;		/* from SystemConfig/CPU */
 	char computer[64];
 	uint64_t last_ts;
+	uint64_t next_seq;		/* numbers queue entries */
 	int failed;
 };
 
@@ -374,6 +378,7 @@ release_oldest(struct etw_decoder *d)
 	d->ring_used -= e->len + e->waste;
 	if (d->ring_used == 0)
 		d->ring_head = d->ring_tail = 0;
+	e->seq = 0;
 	d->qhead = (d->qhead + 1) % QUEUE_SLOTS;
 	d->qcount--;
 	if (rc != 0)
@@ -442,6 +447,7 @@ queue_slot(struct etw_decoder *d, uint64_t ts, size_t cap, unsigned char **dst)
 		return NULL;
 	e = &d->q[(d->qhead + d->qcount) % QUEUE_SLOTS];
 	memset(e, 0, sizeof(*e));
+	e->seq = ++d->next_seq;
 	e->ts = ts;
 	e->off = off;
 	e->tid = ETL_NO_ID;
@@ -605,6 +611,27 @@ pending_of(struct etw_decoder *d, uint32_t tid, int create)
 	return &d->pending[d->npending++];
 }
 
+/*
+ * Completes a kernel-only stack with its user part (0: none came).  The
+ * joined stack is interned, so samples with the same two parts share it;
+ * an event still in the queue gets its id directly, and only one already
+ * written needs its promised id defined.
+ */
+static void
+complete_pending(struct etw_decoder *d, const struct pending_stack *ps,
+    stream_id user)
+{
+	stream_id full = ps->kernel;
+	struct qentry *e = &d->q[ps->slot];
+
+	if (user != 0)
+		full = intern_frames(d, ps->kernel, d->frames, 0, user);
+	if (e->seq == ps->seq)
+		stream_event_set_stack(d->ring + e->off, full);
+	else
+		define_join(d, ps->id, full, 0, 0);
+}
+
 /* A user part arrived on `tid`: complete every kernel-only stack there. */
 static void
 resolve_pending(struct etw_decoder *d, uint32_t tid, stream_id user)
@@ -615,31 +642,35 @@ resolve_pending(struct etw_decoder *d, uint32_t tid, stream_id user)
 	if (tp == NULL)
 		return;
 	for (i = 0; i < tp->n; i++)
-		define_join(d, tp->s[i].id, tp->s[i].kernel, user, 0);
+		complete_pending(d, &tp->s[i], user);
 	tp->n = 0;
 }
 
-/* Promises the owner a stack made of `kernel` and a user part to come. */
+/*
+ * Promises the queued `owner` a stack made of `kernel` and a user part to
+ * come.  @return : the id to give it for now.
+ */
 static stream_id
-await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel)
+await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel,
+    const struct qentry *owner)
 {
 	struct thread_pending *tp = pending_of(d, tid, 1);
-	stream_id id = new_stack_id(d);
+	struct pending_stack *ps;
 
-	if (tp == NULL) {
-		define_join(d, id, kernel, 0, 0);
-		return id;
-	}
+	if (tp == NULL)
+		return kernel;
 	if (tp->n == PENDING_MAX) {
 		/* The oldest waited long enough: it stays kernel-only. */
-		define_join(d, tp->s[0].id, tp->s[0].kernel, 0, 0);
+		complete_pending(d, &tp->s[0], 0);
 		memmove(tp->s, tp->s + 1, (PENDING_MAX - 1) * sizeof(tp->s[0]));
 		tp->n--;
 	}
-	tp->s[tp->n].id = id;
-	tp->s[tp->n].kernel = kernel;
-	tp->n++;
-	return id;
+	ps = &tp->s[tp->n++];
+	ps->id = new_stack_id(d);
+	ps->kernel = kernel;
+	ps->seq = owner->seq;
+	ps->slot = (uint32_t)(owner - d->q);
+	return ps->id;
 }
 
 /*
@@ -694,7 +725,8 @@ attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
 	}
 	if (owner->has_stack)
 		return;		/* its user part, already joined above */
-	give_stack(d, owner, kernel_only ? await_user_part(d, tid, part) : part);
+	give_stack(d, owner, kernel_only ? await_user_part(d, tid, part, owner) :
+	    part);
 }
 
 static void
@@ -1410,8 +1442,7 @@ settle_stacks(struct etw_decoder *d)
 		uint32_t j;
 
 		for (j = 0; j < d->pending[i].n; j++)
-			define_join(d, d->pending[i].s[j].id,
-			    d->pending[i].s[j].kernel, 0, 0);
+			complete_pending(d, &d->pending[i].s[j], 0);
 		d->pending[i].n = 0;
 	}
 	for (t = 0; t < 2; t++) {
@@ -1432,12 +1463,13 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	    .computer = d->computer };
 	uint32_t id;
 
+	/* Settle stacks first: their events, still queued, take them. */
+	settle_stacks(d);
 	while (d->qcount > 0 && !d->failed)
 		release_oldest(d);
 	for (id = 0; id < IMAGES_MAX; id++)
 		if (d->images[id].used && write_image_def(d, id) != 0)
 			d->failed = 1;
-	settle_stacks(d);
 	for (id = 0; id < FACTS_MAX; id++)
 		d->stats.image_ids_unjoined += d->facts[id].used;
 	for (id = 1; id <= d->classes.count; id++)
