@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct buf {
 	unsigned char *data;
@@ -38,13 +39,89 @@ buf_reserve(struct buf *b, size_t n)
 		return b->data + b->len;
 	return buf_grow(b, n);
 }
-void buf_put(struct buf *b, const void *p, size_t n);
-void buf_put_u8(struct buf *b, unsigned v);
-void buf_put_u16(struct buf *b, uint16_t v);
-void buf_put_u32(struct buf *b, uint32_t v);
-void buf_put_u64(struct buf *b, uint64_t v);
-void buf_put_var(struct buf *b, uint64_t v);
-void buf_put_svar(struct buf *b, int64_t v);
+
+/*
+ * The encoders, inline because every field of every event goes through
+ * them (measured: a fifth of etlcat's time when they were calls).
+ */
+static inline void
+buf_put(struct buf *b, const void *p, size_t n)
+{
+	unsigned char *d = buf_reserve(b, n);
+
+	if (d != NULL && n > 0) {
+		memcpy(d, p, n);
+		b->len += n;
+	}
+}
+
+static inline void
+buf_put_u8(struct buf *b, unsigned v)
+{
+	unsigned char *d = buf_reserve(b, 1);
+
+	if (d != NULL) {
+		d[0] = (unsigned char)v;
+		b->len++;
+	}
+}
+
+static inline void
+buf_put_u16(struct buf *b, uint16_t v)
+{
+	unsigned char *d = buf_reserve(b, 2);
+
+	if (d != NULL) {
+		d[0] = v & 0xff;
+		d[1] = v >> 8;
+		b->len += 2;
+	}
+}
+
+static inline void
+buf_put_u32(struct buf *b, uint32_t v)
+{
+	unsigned char *d = buf_reserve(b, 4);
+
+	if (d != NULL) {
+		d[0] = v & 0xff;
+		d[1] = (v >> 8) & 0xff;
+		d[2] = (v >> 16) & 0xff;
+		d[3] = v >> 24;
+		b->len += 4;
+	}
+}
+
+static inline void
+buf_put_u64(struct buf *b, uint64_t v)
+{
+	buf_put_u32(b, (uint32_t)v);
+	buf_put_u32(b, (uint32_t)(v >> 32));
+}
+
+/* Unsigned LEB128. */
+static inline void
+buf_put_var(struct buf *b, uint64_t v)
+{
+	unsigned char *d = buf_reserve(b, 10);
+	size_t n = 0;
+
+	if (d == NULL)
+		return;
+	while (v >= 0x80) {
+		d[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	d[n++] = (unsigned char)v;
+	b->len += n;
+}
+
+/* Zigzag, then LEB128: small magnitudes of either sign stay short. */
+static inline void
+buf_put_svar(struct buf *b, int64_t v)
+{
+	buf_put_var(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
 void buf_put_bytes(struct buf *b, const void *p, size_t n);
 void buf_put_str(struct buf *b, const char *s);	/* NULL is "" */
 

@@ -113,6 +113,7 @@ struct etw_decoder {
 	unsigned char *ring;
 	size_t ring_head, ring_tail, ring_used;
 	uint64_t hold_ticks;
+	uint64_t ns_per_tick;		/* when whole: no division a time stamp */
 
 	struct pending_image images[IMAGES_MAX];
 	size_t image_next;
@@ -148,7 +149,9 @@ to_ns(const struct etw_decoder *d, uint64_t ts)
 		ns = d->h.cpu_mhz ? delta * 1000 / d->h.cpu_mhz : delta;
 		break;
 	default:	/* QPC; split to keep the product in 64 bits */
-		if (d->h.perf_freq == 0)
+		if (d->ns_per_tick != 0)
+			ns = delta * d->ns_per_tick;	/* 10 MHz and the like */
+		else if (d->h.perf_freq == 0)
 			ns = delta * 100;
 		else
 			ns = delta / d->h.perf_freq * 1000000000ULL +
@@ -1401,6 +1404,8 @@ etw_decoder_new(struct stream_writer *w, const struct etl_header *h,
 		etw_decoder_free(d);
 		return NULL;
 	}
+	if (h->perf_freq != 0 && 1000000000ULL % h->perf_freq == 0)
+		d->ns_per_tick = 1000000000ULL / h->perf_freq;
 	switch (h->clock_type) {
 	case 2:
 		d->hold_ticks = ETW_HOLD_MS * 10000ULL;

@@ -477,7 +477,18 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 
 		/* A last buffer cut short by the end of the file. */
 		if (size >= BUF_HEADER_LEN && size > r->len - off &&
-		    !(le16(b + 0x34) & FLAG_COMPRESSED)) {
+		    (le16(b + 0x34) & FLAG_COMPRESSED)) {
+			/* Half an LZ77 stream is no use: skip it. */
+			set_error(r, off, "truncated compressed buffer: %u of "
+			    "%u bytes skipped", (unsigned)(r->len - off), size);
+			if (!r->counts.bad_buffers)
+				r->counts.first_bad_offset = off;
+			r->counts.bad_buffers++;
+			r->counts.bad_buffer_bytes += r->len - off;
+			*warned = 1;
+			return r->len;
+		}
+		if (size >= BUF_HEADER_LEN && size > r->len - off) {
 			set_error(r, off, "truncated buffer: %u of %u bytes",
 			    (unsigned)(r->len - off), size);
 			r->counts.bad_buffer_bytes += size - (r->len - off);
