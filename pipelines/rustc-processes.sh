@@ -17,46 +17,10 @@
 #
 # The tools are taken from PATH, or from the bin/ beside this script.
 
-usage() {
-	echo "usage: rustc-processes.sh [-a] [-o dir] trace.etl" >&2
-	exit 2
-}
-
-die() {
-	echo "rustc-processes.sh: $*" >&2
-	exit 1
-}
-
-here=$(cd "$(dirname "$0")" && pwd)
-PATH=$PATH:$here/../bin
-all=0
-out=.
-while getopts ao: opt; do
-	case $opt in
-	a)	all=1 ;;
-	o)	out=$OPTARG ;;
-	*)	usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-trace=$1
-[ -f "$trace" ] || die "$trace: no such file"
-mkdir -p "$out" || die "$out: cannot make the directory"
-name=$(basename "$trace")
-name=${name%.[eE][tT][lL]}
-
-tmp=$(mktemp -d) || die "cannot make a temporary directory"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-etlcat -q -o "$tmp/trace.zst" "$trace" || die "$trace: etlcat failed"
-if [ $all = 1 ]; then
-	stream=$tmp/trace.zst
-else
-	etlfilter --rustc -o "$tmp/build.zst" "$tmp/trace.zst" ||
-	    die "etlfilter failed"
-	stream=$tmp/build.zst
-fi
+prog=rustc-processes.sh
+synopsis="[-a] [-o dir] trace.etl"
+. "$(dirname "$0")/build-trace.sh"
+build_trace "$@"
 etlagg -o "$tmp/processes.zst" processes "$stream" &&
     etlagg -o "$tmp/tree.zst" tree "$stream" || die "etlagg failed"
 etlreport -f csv -o "$out/$name.processes.csv" "$tmp/processes.zst" &&

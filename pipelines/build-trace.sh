@@ -1,0 +1,50 @@
+# build-trace.sh - what rustc-cpu.sh and rustc-processes.sh share: their
+# options, and decoding a trace to the stream of a build's processes.
+# Sourced, not run.  The sourcing script sets `prog` and `synopsis` first.
+#
+# After build_trace "$@": $out is the output directory, $name the trace's
+# name without .etl, $tmp a scratch directory removed at exit, and
+# $stream the decoded stream (filtered to the build unless -a was given).
+
+usage() {
+	echo "usage: $prog $synopsis" >&2
+	exit 2
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+build_trace() {
+	here=$(cd "$(dirname "$0")" && pwd)
+	PATH=$PATH:$here/../bin
+	all=0
+	out=.
+	while getopts ao: opt; do
+		case $opt in
+		a)	all=1 ;;
+		o)	out=$OPTARG ;;
+		*)	usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# -eq 1 ] || usage
+	trace=$1
+	[ -f "$trace" ] || die "$trace: no such file"
+	mkdir -p "$out" || die "$out: cannot make the directory"
+	name=$(basename "$trace")
+	name=${name%.[eE][tT][lL]}
+
+	tmp=$(mktemp -d) || die "cannot make a temporary directory"
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+
+	etlcat -q -o "$tmp/trace.zst" "$trace" || die "$trace: etlcat failed"
+	if [ $all = 1 ]; then
+		stream=$tmp/trace.zst
+	else
+		etlfilter --rustc -o "$tmp/build.zst" "$tmp/trace.zst" ||
+		    die "etlfilter failed"
+		stream=$tmp/build.zst
+	fi
+}
