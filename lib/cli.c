@@ -127,6 +127,32 @@ cli_close_output(FILE *fp, const char *path)
 }
 
 int
+cli_read_stream(const char *path, struct stream_reader *r,
+    int (*fn)(void *ctx, const struct stream_reader *r,
+    const struct stream_record *rec), void *ctx)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	const char *name = fp == stdin ? "(stdin)" : path;
+	struct stream_record rec;
+	enum stream_status st;
+	int status;
+
+	if (fp == NULL) {
+		cli_warn("%s: %s", path, strerror(errno));
+		return CLI_DATA_ERROR;
+	}
+	stream_reader_open_file(r, fp, name);
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+		if (fn(ctx, r, &rec) != 0)
+			break;
+	status = st == STREAM_OK ? CLI_DATA_ERROR :
+	    cli_stream_status(r, st, name);
+	if (fp != stdin)
+		fclose(fp);
+	return status;
+}
+
+int
 cli_stream_status(const struct stream_reader *r, int st, const char *name)
 {
 	if (st == STREAM_ERROR) {

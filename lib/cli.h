@@ -12,6 +12,9 @@
 
 #include <stdio.h>
 
+struct stream_reader;
+struct stream_record;
+
 enum cli_exit {
 	CLI_OK = 0,
 	CLI_DATA_ERROR = 1,	/* bad input or I/O error; output may be partial */
@@ -44,11 +47,20 @@ int cli_close_output(FILE *fp, const char *path);
 void cli_write_error(const char *path);
 
 /*
+ * Reads the stream in `path` ("-": standard input) to its end, giving
+ * every record to fn(ctx, r, rec).  A message names what went wrong.
+ * @return : CLI_OK, or CLI_DATA_ERROR if the input could not be opened,
+ *	was not a whole stream, or fn returned non-zero.
+ */
+int cli_read_stream(const char *path, struct stream_reader *r,
+    int (*fn)(void *ctx, const struct stream_reader *r,
+    const struct stream_record *rec), void *ctx);
+
+/*
  * Says how reading a stream ended: the reader's error, or a section cut
  * short, on stderr.  `st` is the last stream_reader_next() status.
  * @return : CLI_OK or CLI_DATA_ERROR.
  */
-struct stream_reader;
 int cli_stream_status(const struct stream_reader *r, int st, const char *name);
 
 /*

@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "stream.h"
@@ -33,34 +32,25 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* Feeds one input to the view.  @return : CLI_OK or CLI_DATA_ERROR. */
-static int
-read_input(const char *path, struct stream_reader *r,
-    const struct view_ops *ops, struct view *v, struct stream_writer *w)
-{
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	const char *name = fp == stdin ? "(stdin)" : path;
-	struct stream_record rec;
-	enum stream_status st;
-	int status;
+struct aggregation {
+	const struct view_ops *ops;
+	struct view *v;
+	struct stream_writer *w;
+};
 
-	if (fp == NULL) {
-		cli_warn("%s: %s", path, strerror(errno));
-		return CLI_DATA_ERROR;
-	}
-	stream_reader_open_file(r, fp, name);
-	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
-		if (ops->record(v, r, &rec) != 0)
-			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		/* Records of types this version does not know pass on. */
-		if (!stream_rec_known(rec.type) &&
-		    stream_write_record(w, &rec) != 0)
-			cli_write_error(NULL);
-	}
-	status = cli_stream_status(r, st, name);
-	if (fp != stdin)
-		fclose(fp);
-	return status;
+/* Feeds a record to the view; records of unknown types pass on. */
+static int
+aggregate(void *ctx, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	struct aggregation *a = ctx;
+
+	if (a->ops->record(a->v, r, rec) != 0)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (!stream_rec_known(rec->type) &&
+	    stream_write_record(a->w, rec) != 0)
+		cli_write_error(NULL);
+	return 0;
 }
 
 int
@@ -76,6 +66,7 @@ main(int argc, char *argv[])
 	struct stream_writer *w;
 	struct stream_end end = { 0 };
 	struct view *v;
+	struct aggregation agg;
 	const char *out = NULL;
 	int ch, force = 0, status = CLI_OK, i, used;
 	FILE *fp;
@@ -122,10 +113,11 @@ main(int argc, char *argv[])
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (stream_write_header(w, PRODUCER) != 0)
 		cli_write_error(out);
+	agg = (struct aggregation){ ops, v, w };
 	if (argc == 0)
-		status = read_input("-", r, ops, v, w);
+		status = cli_read_stream("-", r, aggregate, &agg);
 	for (i = 0; i < argc; i++)
-		if (read_input(argv[i], r, ops, v, w) != CLI_OK)
+		if (cli_read_stream(argv[i], r, aggregate, &agg) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if (ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
 	    stream_writer_close(w) != 0)

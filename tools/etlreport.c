@@ -2,11 +2,9 @@
  * etlreport - render the tables and events of a stream: text, CSV, JSON
  * Lines, and the formats of render.h.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "render.h"
@@ -39,28 +37,21 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-static int
-render_input(const char *path, struct stream_reader *r,
-    const struct render_ops *ops, struct render *rd, const char *out)
-{
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	const char *name = fp == stdin ? "(stdin)" : path;
-	struct stream_record rec;
-	enum stream_status st;
-	int status;
+struct rendering {
+	const struct render_ops *ops;
+	struct render *rd;
+	const char *out;
+};
 
-	if (fp == NULL) {
-		cli_warn("%s: %s", path, strerror(errno));
-		return CLI_DATA_ERROR;
-	}
-	stream_reader_open_file(r, fp, name);
-	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
-		if (ops->record(rd, r, &rec) != 0)
-			cli_write_error(out);
-	status = cli_stream_status(r, st, name);
-	if (fp != stdin)
-		fclose(fp);
-	return status;
+static int
+render_record(void *ctx, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	struct rendering *g = ctx;
+
+	if (g->ops->record(g->rd, r, rec) != 0)
+		cli_write_error(g->out);
+	return 0;
 }
 
 int
@@ -79,6 +70,7 @@ main(int argc, char *argv[])
 	const char *format = "text", *out = NULL;
 	struct stream_reader *r;
 	struct render *rd;
+	struct rendering g;
 	int ch, status = CLI_OK, i, rc;
 	FILE *fp;
 
@@ -121,10 +113,11 @@ main(int argc, char *argv[])
 	r = stream_reader_new(fmt->ops->reader_flags);
 	if (r == NULL || (rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	g = (struct rendering){ fmt->ops, rd, out };
 	if (argc == 0)
-		status = render_input("-", r, fmt->ops, rd, out);
+		status = cli_read_stream("-", r, render_record, &g);
 	for (i = 0; i < argc; i++)
-		if (render_input(argv[i], r, fmt->ops, rd, out) != CLI_OK)
+		if (cli_read_stream(argv[i], r, render_record, &g) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
