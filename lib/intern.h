@@ -4,8 +4,9 @@
  * An open-addressing hash table over copies of the keys, kept in one
  * arena, so interning allocates only when the table or the arena grows.
  * Used for the stream's string and stack definitions and for event
- * classes.  The table owns its copies; intern_key() pointers stay valid
- * until intern_clear() or intern_release().
+ * classes.  The table owns its copies; a pointer from intern_key() stays
+ * valid until the next intern_add() (which may move the arena),
+ * intern_clear() or intern_release().
  */
 #ifndef INTERN_H
 #define INTERN_H
