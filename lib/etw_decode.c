@@ -49,7 +49,7 @@ struct pending_image {
 	struct stream_image def;
 	uint64_t ts;
 	uint32_t header_pid;
-	char path[520], pdb_name[260], original_name[128];
+	char path[520], pdb_name[260], original_name[260];
 	int used;
 };
 
