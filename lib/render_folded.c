@@ -4,8 +4,9 @@
  * space and the weight, as stackcollapse-perf.pl writes them for
  * flamegraph.pl, inferno and speedscope.  Drawn from every table with a
  * stack column (see stackrows.h), equal stacks added up, lines in byte
- * order of their stacks, stacks of weight 0 left out; empty tables give
- * an empty output.  A line break in a
+ * order of their stacks.  Stacks of weight 0 stay, as measureme's
+ * stack_collapse writes them (flame graph tools ignore them); empty
+ * tables give an empty output.  A line break in a
  * stack, which would end its line, is written as a space.
  */
 #include <inttypes.h>
@@ -59,16 +60,14 @@ write_all(struct render *rd)
 {
 	uint32_t *ids = stackrows_sorted(rd->rows), i;
 	const char *stack;
-	uint64_t weight;
 	size_t len;
 
 	if (ids == NULL)
 		return -1;
 	for (i = 0; i < stackrows_count(rd->rows); i++) {
-		if ((weight = stackrows_weight(rd->rows, ids[i])) == 0)
-			continue;
 		stack = stackrows_stack(rd->rows, ids[i], &len);
-		write_line(rd->fp, stack, len, weight);
+		write_line(rd->fp, stack, len,
+		    stackrows_weight(rd->rows, ids[i]));
 	}
 	free(ids);
 	return ferror(rd->fp) ? -1 : 0;

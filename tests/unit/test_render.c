@@ -139,8 +139,8 @@ test_folded(void)
 	text = render("folded", in, &opt, &rc);
 	REQUIRE(text != NULL);
 	CHECK_EQ_INT(rc, 0);
-	/* Byte order; main of weight 0 left out; the two parse rows add. */
-	CHECK_EQ_STR(text, "main;<&>;\xff 10\nmain;parse 30\n");
+	/* Byte order; main of weight 0 kept; the two parse rows add. */
+	CHECK_EQ_STR(text, "main 0\nmain;<&>;\xff 10\nmain;parse 30\n");
 	free(text);
 	fclose(in);
 }
