@@ -99,3 +99,23 @@ etlcat "$plain" >"$tmp/whole.zst"
 etlcat "$tmp/whole.zst" >"$tmp/again.zst"
 check_eq stream-passthrough "$(etlreport -f csv "$tmp/again.zst" | cksum)" \
     "$(etlreport -f csv "$tmp/whole.zst" | cksum)"
+
+# The binary stream is not written to a terminal without -f.
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+	for tool in "etlcat $ETL_TOP/testdata/sample.etl" \
+	    "etlagg stats $tmp/whole.zst" "etlfilter --pid 4 $tmp/whole.zst"; do
+		t=${tool%% *}
+		script -qec "$tool" /dev/null >"$tmp/tty" 2>&1
+		st=$?
+		if [ $st -eq 2 ] && grep -q "is a terminal: the event stream is binary" "$tmp/tty"; then
+			pass "terminal-refused-$t"
+		else
+			fail "terminal-refused-$t" "exit $st: $(head -c 200 "$tmp/tty")"
+		fi
+		script -qec "$t -f ${tool#* }" /dev/null >"$tmp/tty" 2>&1 &&
+		    [ "$(wc -c <"$tmp/tty")" -gt 100 ] && pass "terminal-forced-$t" ||
+		    fail "terminal-forced-$t" "-f did not write the stream"
+	done
+else
+	skip terminal "script(1) cannot run a command on a pseudo-terminal here"
+fi
