@@ -260,25 +260,34 @@ kernel_class(struct etw_decoder *d, const struct etl_event *ev, int hook)
 	return id;
 }
 
-static stream_id unnamed_class(struct etw_decoder *, const struct class_key *,
-    const struct etl_event *);
-static stream_id named_guid_class(struct etw_decoder *,
-    const struct class_key *, const struct etl_event *, const char *,
-    const char *);
-
-/* The class of an event that has a GUID but no known schema. */
+/* Names a GUID event (from the tables where the caller has no name). */
 static stream_id
-guid_class(struct etw_decoder *d, const struct etl_event *ev,
-    const char *provider, const char *event)
+named_guid_class(struct etw_decoder *d, const struct class_key *k,
+    const struct etl_event *ev, const char *provider, const char *event)
 {
-	struct class_key k = { .hook = -1, .version = ev->version,
-	    .opcode = ev->opcode, .level = ev->level, .task = ev->task };
+	char pname[64];
+	const char *known;
 
-	memcpy(k.guid, ev->guid, 16);
-	k.event_id = ev->hdr == ETL_HDR_EVENT ? ev->id : -1;
-	if (provider == NULL && event == NULL)
-		return unnamed_class(d, &k, ev);
-	return named_guid_class(d, &k, ev, provider, event);
+	if (provider == NULL) {
+		if ((provider = etw_provider_name(ev->guid)) == NULL) {
+			format_guid_name(ev->guid, pname, sizeof(pname));
+			provider = pname;
+		}
+	}
+	if (event == NULL) {
+		if (ev->hdr != ETL_HDR_EVENT &&
+		    (known = etw_guid_event_name(ev->guid, ev->opcode, d->name,
+		    sizeof(d->name))) != NULL)
+			event = known;
+		else if (ev->hdr == ETL_HDR_EVENT)
+			snprintf(d->name, sizeof(d->name), "EventID(%u)", ev->id);
+		else
+			snprintf(d->name, sizeof(d->name), "Opcode(%u)",
+			    ev->opcode);
+		if (event == NULL)
+			event = d->name;
+	}
+	return class_id(d, k, provider, event);
 }
 
 /*
@@ -314,35 +323,21 @@ unnamed_class(struct etw_decoder *d, const struct class_key *k,
 	return id;
 }
 
-/* Names a GUID event (from the tables where the caller has no name). */
+/* The class of an event that has a GUID but no known schema. */
 static stream_id
-named_guid_class(struct etw_decoder *d, const struct class_key *k,
-    const struct etl_event *ev, const char *provider, const char *event)
+guid_class(struct etw_decoder *d, const struct etl_event *ev,
+    const char *provider, const char *event)
 {
-	char pname[64];
-	const char *known;
+	struct class_key k = { .hook = -1, .version = ev->version,
+	    .opcode = ev->opcode, .level = ev->level, .task = ev->task };
 
-	if (provider == NULL) {
-		if ((provider = etw_provider_name(ev->guid)) == NULL) {
-			format_guid_name(ev->guid, pname, sizeof(pname));
-			provider = pname;
-		}
-	}
-	if (event == NULL) {
-		if (ev->hdr != ETL_HDR_EVENT &&
-		    (known = etw_guid_event_name(ev->guid, ev->opcode, d->name,
-		    sizeof(d->name))) != NULL)
-			event = known;
-		else if (ev->hdr == ETL_HDR_EVENT)
-			snprintf(d->name, sizeof(d->name), "EventID(%u)", ev->id);
-		else
-			snprintf(d->name, sizeof(d->name), "Opcode(%u)",
-			    ev->opcode);
-		if (event == NULL)
-			event = d->name;
-	}
-	return class_id(d, k, provider, event);
+	memcpy(k.guid, ev->guid, 16);
+	k.event_id = ev->hdr == ETL_HDR_EVENT ? ev->id : -1;
+	if (provider == NULL && event == NULL)
+		return unnamed_class(d, &k, ev);
+	return named_guid_class(d, &k, ev, provider, event);
 }
+
 
 /* ---- identities ---- */
 
