@@ -5,7 +5,7 @@
  *
  *	etlsynth [--scenario rustc-build] [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
- *	    -o file.etl
+ *	    [--pdb image=file.pdb ...] -o file.etl
  *
  * The trace follows ../shared/docs/etl-format.md as a Windows 10 kernel
  * session merged by WPR would: a header buffer with the trace header
@@ -20,6 +20,15 @@
  * included); --size bytes stops once the file has reached that size
  * (suffixes k, m, g: powers of 1024), then closes the trace, so the file
  * ends up slightly larger.  Without either, 100000 events.
+ *
+ * --pdb image=file.pdb, once per image, maps the images of that file name
+ * (rustc_driver-6a4f21c5a1e9d7b3.dll; rustc.exe names both compilers'
+ * executables) to a real PDB: their DbgID_RSDS events carry its GUID,
+ * DBI age and the file's base name, their size covers its sections, and
+ * the frames in them lie inside its procedures (images.h), so that a
+ * symbolizer given the PDB names them.  The manifest then says which
+ * PDB procedures the samples fell in (its pdb and symbol lines).
+ * Without --pdb the output is what it always was.
  *
  * The manifest, FILE.etl.manifest.tsv, is tab-separated; '#' lines are
  * comments and explain the columns.  Its lines:
@@ -40,6 +49,11 @@
  *	total NAME VALUE	events, buffers, compressed_buffers,
  *				events_lost, samples, samples_without_stack,
  *				processes
+ *	pdb IMAGE GUID AGE PDB_NAME
+ *		with --pdb: an image given a PDB and its identity
+ *	symbol IMAGE RVA SIZE SAMPLES INCLUSIVE FUNCTION
+ *		with --pdb: a PDB procedure that frames lie in, the samples
+ *		whose innermost frame is in it and those with a frame in it
  *
  * testdata/README.md describes the manifest in full.
  *
@@ -54,7 +68,11 @@
 #include <string.h>
 
 #include "etlwrite.h"
+#include "images.h"
 #include "manifest.h"
+#include "pdb.h"
+#include "platform.h"
+#include "programs.h"
 #include "scenario.h"
 
 #define DEFAULT_EVENTS	100000
@@ -75,7 +93,8 @@ enum long_only {
 	OPT_SEED,
 	OPT_POINTER_SIZE,
 	OPT_COMPRESS,
-	OPT_CPUS
+	OPT_CPUS,
+	OPT_PDB
 };
 
 static const struct option long_options[] = {
@@ -83,6 +102,7 @@ static const struct option long_options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
+	{ "pdb", required_argument, NULL, OPT_PDB },
 	{ "pointer-size", required_argument, NULL, OPT_POINTER_SIZE },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "seed", required_argument, NULL, OPT_SEED },
@@ -90,10 +110,19 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* An image=file.pdb option and the PDB it names. */
+struct pdb_option {
+	const char	*image;
+	const char	*file;
+	struct pdb	*pdb;
+};
+
 struct settings {
 	struct scenario_options	 scenario;
 	int			 compress;
 	const char		*output;
+	struct pdb_option	 pdbs[IMAGE_COUNT];
+	int			 npdbs;
 };
 
 static void
@@ -101,8 +130,8 @@ usage(FILE *fp)
 {
 	fprintf(fp, "usage: etlsynth [--scenario rustc-build] "
 	    "[--size bytes | --events n] [--seed n]\n"
-	    "                [--pointer-size 4|8] [--compress] [--cpus n] "
-	    "-o file.etl\n");
+	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
+	    "                [--pdb image=file.pdb ...] -o file.etl\n");
 }
 
 static _Noreturn void
@@ -152,6 +181,25 @@ number_option(const char *name, const char *arg, int suffix_ok,
 	return v;
 }
 
+/* image=file.pdb: splits it in place, once per image. */
+static void
+pdb_option(char *arg, struct settings *set)
+{
+	char *eq = strchr(arg, '=');
+	int i;
+
+	if (eq == NULL || eq == arg || eq[1] == '\0')
+		bad_usage("--pdb %s: want image=file.pdb", arg);
+	*eq = '\0';
+	for (i = 0; i < set->npdbs; i++)
+		if (strcmp(set->pdbs[i].image, arg) == 0)
+			bad_usage("--pdb %s: given twice", arg);
+	if (set->npdbs == IMAGE_COUNT)
+		bad_usage("--pdb %s: more than there are images", arg);
+	set->pdbs[set->npdbs].image = arg;
+	set->pdbs[set->npdbs++].file = eq + 1;
+}
+
 static void
 parse_options(int argc, char **argv, struct settings *set)
 {
@@ -173,6 +221,9 @@ parse_options(int argc, char **argv, struct settings *set)
 			set->scenario.ncpus = (int)number_option(
 			    "--cpus %s: want 1 to 64", optarg, 0, 1,
 			    MAX_CPUS_OPTION);
+			break;
+		case OPT_PDB:
+			pdb_option(optarg, set);
 			break;
 		case OPT_EVENTS:
 			set->scenario.event_limit = number_option(
@@ -233,6 +284,8 @@ describe(const struct settings *set, char *buf, size_t len)
 {
 	const struct scenario_options *o = &set->scenario;
 	char limit[48];
+	size_t used;
+	int i;
 
 	if (o->event_limit != 0)
 		snprintf(limit, sizeof(limit), "--events %" PRIu64,
@@ -243,6 +296,11 @@ describe(const struct settings *set, char *buf, size_t len)
 	snprintf(buf, len, "--scenario rustc-build %s --seed %" PRIu64
 	    " --pointer-size %d --cpus %d%s", limit, o->seed,
 	    o->pointer_size, o->ncpus, set->compress ? " --compress" : "");
+	for (i = 0; i < set->npdbs; i++) {
+		used = strlen(buf);
+		snprintf(buf + used, len - used, " --pdb %s=%s",
+		    set->pdbs[i].image, set->pdbs[i].file);
+	}
 }
 
 static int
@@ -252,15 +310,84 @@ fail(const char *file, int error)
 	return EXIT_ERROR;
 }
 
+/* The last part of a path, with either separator. */
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/'), *b = strrchr(path, '\\');
+
+	if (b != NULL && (s == NULL || b > s))
+		s = b;
+	return s != NULL ? s + 1 : path;
+}
+
+/*
+ * Reads each --pdb file and gives its images the PDB.  A PDB that had to
+ * be read in part is used with a warning.
+ * @return : EXIT_OK, or EXIT_ERROR after a message.
+ */
+static int
+load_pdbs(struct settings *set)
+{
+	struct pdb_option *po;
+	struct mapped_file m;
+	enum image_id a, b;
+	const char *why;
+	int i, n, st;
+
+	for (i = 0; i < set->npdbs; i++) {
+		po = &set->pdbs[i];
+		if (platform_map_file(po->file, &m) == -1)
+			return fail(po->file, errno);
+		if ((po->pdb = pdb_new()) == NULL) {
+			platform_unmap_file(&m);
+			return fail(po->file, ENOMEM);
+		}
+		st = pdb_open_mem(po->pdb, m.data, m.len);
+		platform_unmap_file(&m);
+		if (st != PDB_OK)
+			fprintf(stderr, "etlsynth: %s: %s\n", po->file,
+			    pdb_error(po->pdb));
+		if (st == PDB_FATAL)
+			return EXIT_ERROR;
+		n = images_use_pdb(po->image, po->pdb, base_name(po->file),
+		    &why);
+		if (n == 0)
+			bad_usage("--pdb %s: the scenario has no such image",
+			    po->image);
+		if (n == -1) {
+			fprintf(stderr, "etlsynth: %s: %s: %s\n", po->file,
+			    po->image, why);
+			return EXIT_ERROR;
+		}
+		if (programs_overlap(set->scenario.pointer_size, &a, &b)) {
+			fprintf(stderr, "etlsynth: %s: with %s as big as the "
+			    "PDB's sections, %s and %s overlap\n", po->file,
+			    po->image, image_base_name(a), image_base_name(b));
+			return EXIT_ERROR;
+		}
+	}
+	return EXIT_OK;
+}
+
+static void
+free_pdbs(struct settings *set)
+{
+	int i;
+
+	for (i = 0; i < set->npdbs; i++)
+		pdb_free(set->pdbs[i].pdb);
+}
+
 static int
 generate(const struct settings *set, FILE *etl, FILE *manifest)
 {
 	struct etlw_trace_info info;
 	struct etl_writer w;
-	char options[256];
+	char options[4096];
 
 	describe(set, options, sizeof(options));
-	manifest_header(manifest, options);
+	manifest_header(manifest, options, set->npdbs > 0);
 	scenario_trace_info(&set->scenario, &info);
 	info.compress = set->compress;
 	if (etlw_open(&w, etl, &info) == -1)
@@ -292,6 +419,10 @@ main(int argc, char **argv)
 	set.scenario.pointer_size = 8;
 	parse_options(argc, argv, &set);
 	check_settings(&set);
+	if (load_pdbs(&set) != EXIT_OK) {
+		free_pdbs(&set);
+		return EXIT_ERROR;
+	}
 	manifest_path = malloc(strlen(set.output) + sizeof(MANIFEST_SUFFIX));
 	if (manifest_path == NULL)
 		return fail(set.output, ENOMEM);
@@ -307,5 +438,6 @@ main(int argc, char **argv)
 	if ((ferror(manifest) || fclose(manifest) != 0) && status == EXIT_OK)
 		status = fail(manifest_path, errno != 0 ? errno : EIO);
 	free(manifest_path);
+	free_pdbs(&set);
 	return status;
 }

@@ -5,10 +5,19 @@
  * above 0xfffff800'00000000 (x64) or 0x80000000 (x86), system DLLs near
  * the top of user space, executables lower.  The rustc_driver DLLs are as
  * big as the real ones (about 160 MB on x64).
+ *
+ * The table is fixed unless images_use_pdb() gives an image a PDB: then
+ * its identity and size change, and image_function_address() places
+ * frames in the PDB's procedures.
  */
+#include <ctype.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "buf.h"
 #include "images.h"
+#include "pdb.h"
 
 #define VOLUME	"\\Device\\HarddiskVolume3\\"
 #define SYS64	VOLUME "Windows\\System32\\"
@@ -21,8 +30,11 @@
 /* Functions go after the headers and end a page before the image does. */
 #define CODE_START	0x1000
 #define CODE_SLACK	0x1000
+#define SECTION_ALIGN	0x1000
+/* Function names remembered per PDB image; chains name about 200. */
+#define MAX_PLACED	1024
 
-static const struct image_desc images[IMAGE_COUNT] = {
+static struct image_desc images[IMAGE_COUNT] = {
 	[IMG_NTOSKRNL] = { "ntoskrnl.exe",
 	    "\\SystemRoot\\system32\\ntoskrnl.exe",
 	    "\\SystemRoot\\system32\\ntoskrnl.exe",
@@ -215,13 +227,26 @@ name_hash(const char *s)
 	return h;
 }
 
+/* The procedures of an image's PDB that frames are placed in. */
+struct image_pdb {
+	const struct pdb *pdb;
+	const struct pdb_function **procs;	/* by RVA */
+	size_t nprocs;
+	unsigned char *taken;			/* per procedure */
+	/* Names placed so far, and the procedure each got. */
+	const char *names[MAX_PLACED];
+	size_t placed[MAX_PLACED];
+	size_t nnames;
+};
+
+static struct image_pdb *image_pdbs[IMAGE_COUNT];
+
 /*
  * Places the function at a 16-byte aligned offset in the image's code and
  * returns an address a little way into it, where a call would return.
  */
-uint64_t
-image_function_address(enum image_id id, const char *function,
-    int pointer_size)
+static uint64_t
+hashed_address(enum image_id id, const char *function, int pointer_size)
 {
 	uint64_t h, slots, start;
 
@@ -229,4 +254,185 @@ image_function_address(enum image_id id, const char *function,
 	slots = (image_size(id, pointer_size) - CODE_START - CODE_SLACK) / 16;
 	start = CODE_START + h % slots * 16;
 	return image_base(id, pointer_size) + start + 5 + (h >> 48) % 0x200;
+}
+
+/*
+ * The procedure of the PDB that `function` gets: the one it had, or a
+ * free one found from its name's hash, or when none is free the one its
+ * hash picks.
+ */
+static size_t
+pdb_procedure(struct image_pdb *ip, const char *function, uint64_t h)
+{
+	size_t i, j, first = h % ip->nprocs;
+
+	for (i = 0; i < ip->nnames; i++)
+		if (strcmp(ip->names[i], function) == 0)
+			return ip->placed[i];
+	for (i = 0, j = first; i < ip->nprocs && ip->taken[j]; i++)
+		j = (j + 1) % ip->nprocs;
+	if (i == ip->nprocs)
+		j = first;
+	if (ip->nnames < MAX_PLACED) {
+		ip->taken[j] = 1;
+		ip->names[ip->nnames] = function;
+		ip->placed[ip->nnames++] = j;
+	}
+	return j;
+}
+
+uint64_t
+image_function_address(enum image_id id, const char *function,
+    int pointer_size)
+{
+	const struct pdb_function *f;
+	uint64_t h;
+
+	if (image_pdbs[id] == NULL)
+		return hashed_address(id, function, pointer_size);
+	h = name_hash(function);
+	f = image_pdbs[id]->procs[pdb_procedure(image_pdbs[id], function, h)];
+	return image_base(id, pointer_size) + f->rva + 1 +
+	    (h >> 32) % (f->size - 1);
+}
+
+const struct pdb *
+image_pdb(enum image_id id)
+{
+	return image_pdbs[id] != NULL ? image_pdbs[id]->pdb : NULL;
+}
+
+const char *
+image_base_name(enum image_id id)
+{
+	const char *s = strrchr(images[id].path64, '\\');
+
+	return s != NULL ? s + 1 : images[id].path64;
+}
+
+static int
+same_name(const char *a, const char *b)
+{
+	while (*a != '\0' && tolower((unsigned char)*a) ==
+	    tolower((unsigned char)*b)) {
+		a++;
+		b++;
+	}
+	return *a == '\0' && *b == '\0';
+}
+
+/*
+ * Whether a procedure can hold frames: two bytes or more, alone at its
+ * address (no folded alias), and what a lookup finds at its first and
+ * last byte.
+ */
+static int
+usable(const struct pdb *pdb, const struct pdb_function *f, size_t i,
+    size_t n)
+{
+	const struct pdb_function *all = f - i;
+
+	if (f->kind != PDB_PROCEDURE || f->size < 2)
+		return 0;
+	if ((i > 0 && all[i - 1].rva == f->rva && all[i - 1].kind !=
+	    PDB_PUBLIC) || (i + 1 < n && all[i + 1].rva == f->rva &&
+	    all[i + 1].kind != PDB_PUBLIC))
+		return 0;
+	return pdb_lookup(pdb, f->rva) == f &&
+	    pdb_lookup(pdb, f->rva + f->size - 1) == f;
+}
+
+static struct image_pdb *
+new_image_pdb(const struct pdb *pdb)
+{
+	const struct pdb_function *f;
+	struct image_pdb *ip;
+	size_t n, i;
+
+	f = pdb_functions(pdb, &n);
+	if ((ip = calloc(1, sizeof(*ip))) == NULL ||
+	    (ip->procs = calloc(n + 1, sizeof(*ip->procs))) == NULL ||
+	    (ip->taken = calloc(n + 1, 1)) == NULL) {
+		if (ip != NULL)
+			free(ip->procs);
+		free(ip);
+		return NULL;
+	}
+	ip->pdb = pdb;
+	for (i = 0; i < n; i++)
+		if (usable(pdb, &f[i], i, n))
+			ip->procs[ip->nprocs++] = &f[i];
+	return ip;
+}
+
+/* Where the PDB's sections end, rounded up to a page: the image size. */
+static uint32_t
+pdb_extent(const struct pdb *pdb)
+{
+	const struct pdb_section *sec;
+	uint64_t end = 0;
+	size_t n, i;
+
+	sec = pdb_sections(pdb, &n);
+	for (i = 0; i < n; i++)
+		if (sec[i].rva + (uint64_t)sec[i].size > end)
+			end = sec[i].rva + (uint64_t)sec[i].size;
+	end = (end + SECTION_ALIGN - 1) / SECTION_ALIGN * SECTION_ALIGN;
+	return end > UINT32_MAX ? 0 : (uint32_t)end;
+}
+
+static int
+use_pdb(enum image_id id, const struct pdb *pdb, const char *pdb_name,
+    const char **why)
+{
+	struct image_desc *d = &images[id];
+	struct image_pdb *ip;
+	unsigned char g[16];
+	uint32_t size;
+
+	if (image_pdbs[id] != NULL) {
+		*why = "the image has a PDB already";
+		return -1;
+	}
+	if ((size = pdb_extent(pdb)) == 0) {
+		*why = "the PDB's sections end beyond 4 GiB";
+		return -1;
+	}
+	if ((ip = new_image_pdb(pdb)) == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	if (ip->nprocs == 0) {
+		free(ip->procs);
+		free(ip->taken);
+		free(ip);
+		*why = "no procedure in the PDB to place frames in";
+		return -1;
+	}
+	image_pdbs[id] = ip;
+	d->size64 = d->size32 = size;
+	pdb_identity(pdb, g, &d->pdb_age);
+	d->pdb_guid.data1 = le32(g);
+	d->pdb_guid.data2 = le16(g + 4);
+	d->pdb_guid.data3 = le16(g + 6);
+	memcpy(d->pdb_guid.data4, g + 8, 8);
+	d->pdb_name = pdb_name;
+	return 0;
+}
+
+int
+images_use_pdb(const char *name, const struct pdb *pdb, const char *pdb_name,
+    const char **why)
+{
+	int i, n = 0;
+
+	for (i = 0; i < IMAGE_COUNT; i++) {
+		if (!same_name(name, image_base_name((enum image_id)i)) &&
+		    !same_name(name, images[i].file_name))
+			continue;
+		if (use_pdb((enum image_id)i, pdb, pdb_name, why) == -1)
+			return -1;
+		n++;
+	}
+	return n;
 }

@@ -6,9 +6,13 @@
  *
  * Stack frames are return addresses inside named functions.  Without a
  * PDB a function's address is derived from its name, so it is stable
- * across seeds and runs.  A future --pdb NAME=FILE.pdb would fill in the
- * image's real PDB identity (pdb_name, pdb_guid, pdb_age) and take
- * function addresses from the PDB's publics instead.
+ * across seeds and runs.  An image given a PDB (etlsynth --pdb
+ * NAME=FILE.pdb) takes the PDB's identity (pdb_name, pdb_guid, pdb_age),
+ * a size that covers the PDB's sections, and its frames inside the PDB's
+ * procedures: each function name gets a procedure of its own while there
+ * are enough, chosen from its name, and a return address at least one
+ * byte into it and before its end, so that the address and the address
+ * before it (where a symbolizer looks for the call) both lie in it.
  */
 #ifndef IMAGES_H
 #define IMAGES_H
@@ -16,6 +20,7 @@
 #include <stdint.h>
 
 #include "etlwrite.h"
+#include "pdb.h"
 
 enum image_id {
 	/* Kernel images, loaded in "process" 0. */
@@ -71,5 +76,23 @@ int		 image_is_kernel(enum image_id id);
 /* A return address inside `function` of the image. */
 uint64_t	 image_function_address(enum image_id id, const char *function,
 		    int pointer_size);
+
+/*
+ * Gives the images whose file name is `name` (the last part of their
+ * path, or their OriginalFileName, in any case: rustc.exe names two) the
+ * identity and the procedures of `pdb`, which must outlive them, and
+ * `pdb_name` as the PDB file name of their DbgID_RSDS events.  Call
+ * before any address is derived.
+ * The size may make the image overlap another: programs_overlap() says.
+ * @return : the number of images named so, or -1 with *why set: the PDB
+ *	has no procedure to place frames in, or an image has a PDB
+ *	already.
+ */
+int		 images_use_pdb(const char *name, const struct pdb *pdb,
+		    const char *pdb_name, const char **why);
+/* The PDB of an image, or NULL. */
+const struct pdb *image_pdb(enum image_id id);
+/* The last part of an image's path, "ntdll.dll". */
+const char	*image_base_name(enum image_id id);
 
 #endif

@@ -42,13 +42,33 @@ static const char *const header_lines[] = {
 	"  (the number of process lines).",
 };
 
+/* Only in the manifests of traces made with --pdb. */
+static const char *const pdb_header_lines[] = {
+	"pdb IMAGE GUID AGE PDB_NAME",
+	"  an image given a PDB (--pdb): its file name, and the identity",
+	"  its DbgID_RSDS events carry: the PDB's GUID, its DBI age and the",
+	"  PDB file name.  Its size covers the PDB's sections; its frames",
+	"  lie inside the PDB's procedures, at least a byte past the start.",
+	"symbol IMAGE RVA SIZE SAMPLES INCLUSIVE FUNCTION",
+	"  a procedure of such a PDB that frames lie in: where it starts",
+	"  (hex) and its size in bytes; SAMPLES: samples whose interrupted",
+	"  instruction (innermost frame; a sample without a stack counts",
+	"  by its instruction pointer) is in it; INCLUSIVE: samples with a",
+	"  frame in it, each counted once; FUNCTION, the rest of the line:",
+	"  its name in the PDB.  These are the samples and inclusive",
+	"  columns of etlagg cpu --by function once frames are symbolized.",
+};
+
 void
-manifest_header(FILE *fp, const char *options)
+manifest_header(FILE *fp, const char *options, int with_pdb)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(header_lines) / sizeof(header_lines[0]); i++)
 		fprintf(fp, "# %s\n", header_lines[i]);
+	for (i = 0; with_pdb && i < sizeof(pdb_header_lines) /
+	    sizeof(pdb_header_lines[0]); i++)
+		fprintf(fp, "# %s\n", pdb_header_lines[i]);
 	fprintf(fp, "# made by: etlsynth %s\n", options);
 }
 
@@ -71,20 +91,45 @@ manifest_total(FILE *fp, const char *name, uint64_t value)
 }
 
 static void
+write_guid(FILE *fp, const struct etl_guid *g)
+{
+	fprintf(fp, "%08" PRIx32 "-%04x-%04x-%02x%02x-"
+	    "%02x%02x%02x%02x%02x%02x", g->data1, g->data2, g->data3,
+	    g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4],
+	    g->data4[5], g->data4[6], g->data4[7]);
+}
+
+static void
 write_guid_counts(FILE *fp, const struct etlw_guid_count *gc)
 {
-	const struct etl_guid *g = &gc->guid;
 	int op;
 
 	for (op = 0; op < 256; op++) {
 		if (gc->per_opcode[op] == 0)
 			continue;
-		fprintf(fp, "guid\t%08" PRIx32 "-%04x-%04x-%02x%02x-"
-		    "%02x%02x%02x%02x%02x%02x\t0x%02x\t%" PRIu64 "\n",
-		    g->data1, g->data2, g->data3, g->data4[0], g->data4[1],
-		    g->data4[2], g->data4[3], g->data4[4], g->data4[5],
-		    g->data4[6], g->data4[7], op, gc->per_opcode[op]);
+		fputs("guid\t", fp);
+		write_guid(fp, &gc->guid);
+		fprintf(fp, "\t0x%02x\t%" PRIu64 "\n", op,
+		    gc->per_opcode[op]);
 	}
+}
+
+void
+manifest_pdb(FILE *fp, const char *image, const struct etl_guid *guid,
+    uint32_t age, const char *pdb_name)
+{
+	fprintf(fp, "pdb\t%s\t", image);
+	write_guid(fp, guid);
+	fprintf(fp, "\t%" PRIu32 "\t%s\n", age, pdb_name);
+}
+
+void
+manifest_symbol(FILE *fp, const char *image, uint32_t rva, uint32_t size,
+    uint64_t samples, uint64_t inclusive, const char *function)
+{
+	fprintf(fp, "symbol\t%s\t0x%" PRIx32 "\t%" PRIu32 "\t%" PRIu64
+	    "\t%" PRIu64 "\t%s\n", image, rva, size, samples, inclusive,
+	    function);
 }
 
 void

@@ -9,6 +9,11 @@
  *	guid	GUID	OPCODE	COUNT
  *	total	NAME	VALUE
  *
+ * and, for a trace made with --pdb,
+ *
+ *	pdb	IMAGE	GUID	AGE	PDB_NAME
+ *	symbol	IMAGE	RVA	SIZE	SAMPLES	INCLUSIVE	FUNCTION
+ *
  * The comment block at the top of every manifest explains each column.
  */
 #ifndef MANIFEST_H
@@ -19,13 +24,21 @@
 
 #include "etlwrite.h"
 
-/* The explanatory comment block; `options` is how the trace was made. */
-void	manifest_header(FILE *fp, const char *options);
+/*
+ * The explanatory comment block; `options` is how the trace was made,
+ * `with_pdb` whether the pdb and symbol lines need explaining.
+ */
+void	manifest_header(FILE *fp, const char *options, int with_pdb);
 void	manifest_process(FILE *fp, uint32_t pid, uint64_t start_ns,
 	    uint32_t parent_pid, const char *image, uint64_t samples,
 	    uint64_t committed, uint64_t freed, uint64_t heap_outstanding,
 	    const char *cmdline);
 void	manifest_total(FILE *fp, const char *name, uint64_t value);
+void	manifest_pdb(FILE *fp, const char *image, const struct etl_guid *guid,
+	    uint32_t age, const char *pdb_name);
+void	manifest_symbol(FILE *fp, const char *image, uint32_t rva,
+	    uint32_t size, uint64_t samples, uint64_t inclusive,
+	    const char *function);
 /* The hook and guid counts and the totals of a closed writer. */
 void	manifest_counts(FILE *fp, const struct etl_writer *w);
 

@@ -4,6 +4,7 @@
  * creates the process.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "images.h"
 #include "programs.h"
@@ -114,4 +115,34 @@ const struct program_desc *
 program_desc(enum program prog)
 {
 	return &programs[prog];
+}
+
+static int
+meet(enum image_id a, enum image_id b, int pointer_size)
+{
+	uint64_t ab = image_base(a, pointer_size);
+	uint64_t bb = image_base(b, pointer_size);
+
+	return ab < bb + image_size(b, pointer_size) &&
+	    bb < ab + image_size(a, pointer_size);
+}
+
+int
+programs_overlap(int pointer_size, enum image_id *a, enum image_id *b)
+{
+	const struct program_desc *p;
+	int prog, i, j;
+
+	for (prog = 0; prog < PROGRAM_COUNT; prog++) {
+		p = &programs[prog];
+		for (i = 0; i < IMAGE_COUNT; i++)
+			for (j = i + 1; j < IMAGE_COUNT; j++) {
+				*a = (enum image_id)i;
+				*b = (enum image_id)j;
+				if (loads(p, *a) && loads(p, *b) &&
+				    meet(*a, *b, pointer_size))
+					return 1;
+			}
+	}
+	return 0;
 }

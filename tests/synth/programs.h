@@ -53,5 +53,12 @@ struct program_desc {
 /* Fills in the module maps; call once before program_desc(). */
 void				 programs_init(void);
 const struct program_desc	*program_desc(enum program prog);
+/*
+ * Whether two images that one process maps (its own, or the kernel's)
+ * overlap in the layout of `pointer_size`, as an image grown to its
+ * PDB's size can.  @return : 1 with *a and *b set, or 0.
+ */
+int				 programs_overlap(int pointer_size,
+				    enum image_id *a, enum image_id *b);
 
 #endif

@@ -375,9 +375,10 @@ sched_sample(struct sim *s, int cpu)
 	ts = sim_stamp(s);
 	kev_sample(s->w, cpu, ts, stacks_sample_ip(&s->stacks, &st), t->tid,
 	    (unsigned)t->priority, stacks_sample_flags(&st));
-	if (stackless)
+	if (stackless) {
 		s->samples_without_stack++;
-	else
+		stacks_count_stackless(&s->stacks, &st);
+	} else
 		stacks_sample(&s->stacks, cpu, ts, p->pid, t->tid, &st,
 		    cached);
 	p->samples++;

@@ -24,6 +24,7 @@
 #include "scenario.h"
 #include "sim.h"
 #include "stacks.h"
+#include "symbols.h"
 
 /* QPC 2 h 13 min after boot, and 2024-11-20 09:14:07.1234567 UTC. */
 #define START_QPC		79812345678ULL
@@ -234,6 +235,7 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
     FILE *manifest)
 {
 	struct sim *s;
+	int status;
 
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
@@ -251,6 +253,7 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
 	run(s);
 	procs_end_rundown(s, 0);
 	stacks_write_manifest(&s->stacks, manifest);
+	status = symbols_write_manifest(&s->stacks, manifest);
 	manifest_total(manifest, "samples", s->samples);
 	manifest_total(manifest, "samples_without_stack",
 	    s->samples_without_stack);
@@ -258,5 +261,5 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
 	free(s->procs);
 	free(s->threads);
 	free(s);
-	return 0;
+	return status;
 }

@@ -222,6 +222,14 @@ stacks_sample(struct stacks *s, int cpu, uint64_t ts, uint32_t pid,
 }
 
 void
+stacks_count_stackless(struct stacks *s, const struct sample_stack *st)
+{
+	int body = st->body == NO_CHAIN ? CHAIN_COUNT : (int)st->body;
+
+	s->stackless[st->prog][body][st->kernel]++;
+}
+
+void
 stacks_event(struct stacks *s, int cpu, uint64_t ts, uint32_t pid,
     uint32_t tid, enum chain_id kernel, enum program prog,
     enum chain_id body, enum chain_id tail)
@@ -255,20 +263,30 @@ stacks_rundown(struct stacks *s, int cpu, uint64_t ts)
 	}
 }
 
+int
+stacks_manifest_frames(const struct stacks *s, enum program prog, int body,
+    enum sample_kernel kind, uint64_t *out)
+{
+	int n = 0;
+
+	if (body != CHAIN_COUNT)
+		n = user_frames(s, prog, (enum chain_id)body,
+		    sample_kinds[kind].tail, out);
+	if (sample_kinds[kind].kernel != NO_CHAIN)
+		n = chain_frames(&s->addresses, sample_kinds[kind].kernel,
+		    prog, out, n);
+	return n;
+}
+
 /* One line: the user frames root first, then the kernel frames. */
 static void
 write_stack_line(const struct stacks *s, FILE *fp, enum program prog,
     int body, enum sample_kernel kind, uint64_t count)
 {
 	uint64_t frames[MAX_STACK_FRAMES];
-	int i, n = 0;
+	int i, n;
 
-	if (body != CHAIN_COUNT)
-		n = user_frames(s, prog, (enum chain_id)body,
-		    sample_kinds[kind].tail, frames);
-	if (sample_kinds[kind].kernel != NO_CHAIN)
-		n = chain_frames(&s->addresses, sample_kinds[kind].kernel,
-		    prog, frames, n);
+	n = stacks_manifest_frames(s, prog, body, kind, frames);
 	fprintf(fp, "stack\t%" PRIu64 "\t", count);
 	for (i = 0; i < n; i++)
 		fprintf(fp, "%s0x%" PRIx64, i > 0 ? ";" : "", frames[i]);

@@ -60,6 +60,9 @@ struct stacks {
 	int			 fragment_slot[STACK_FRAGMENTS];
 	uint64_t		 samples[PROGRAM_COUNT][CHAIN_COUNT + 1]
 				    [SAMPLE_KERNEL_COUNT];
+	/* Samples written without their stack, by the same key. */
+	uint64_t		 stackless[PROGRAM_COUNT][CHAIN_COUNT + 1]
+				    [SAMPLE_KERNEL_COUNT];
 };
 
 void	stacks_init(struct stacks *s, struct etl_writer *w);
@@ -81,9 +84,20 @@ void	stacks_sample(struct stacks *s, int cpu, uint64_t ts, uint32_t pid,
 void	stacks_event(struct stacks *s, int cpu, uint64_t ts, uint32_t pid,
 	    uint32_t tid, enum chain_id kernel, enum program prog,
 	    enum chain_id body, enum chain_id tail);
+/* Counts a sample written without its stack. */
+void	stacks_count_stackless(struct stacks *s,
+	    const struct sample_stack *st);
 /* KeyRundown for every live cache entry. */
 void	stacks_rundown(struct stacks *s, int cpu, uint64_t ts);
 /* Writes "stack COUNT FRAMES" manifest lines. */
 void	stacks_write_manifest(const struct stacks *s, FILE *fp);
+/*
+ * The frames of the samples counted under (prog, body, kind) as the
+ * manifest lists them: user frames root first, then kernel frames, so
+ * that the last is the interrupted instruction.  `body` is a chain, or
+ * CHAIN_COUNT for the idle thread.  @return : the count.
+ */
+int	stacks_manifest_frames(const struct stacks *s, enum program prog,
+	    int body, enum sample_kernel kind, uint64_t *out);
 
 #endif
