@@ -139,6 +139,12 @@ case $first in
 	pass primitive-types-fields ;;
 *)	fail primitive-types-fields "$first" ;;
 esac
+# The spec: its one TraceLogging event, in a compressed buffer, renders
+# as { "b":"Hello", "c":"World!" } (a struct a with members b and c).
+nested=$(etlreport -f csv "$tmp/perfview__SelfDescribingSingleEvent.zst" |
+    csv_lf | grep ',MySource,')
+check_eq self-describing-nested "${nested#*,generic,}" \
+    "MySource,TestEvent,0,a.b=Hello; a.c=World!"
 dcstart=$(etlreport -f csv "$tmp/perfview__net.4.5.2.x64.zst" | csv_lf |
     awk -F, '$6 == "process" && $8 == "Process/DCStart" && $3 == 456')
 case $dcstart in

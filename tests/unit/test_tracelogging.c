@@ -1246,40 +1246,6 @@ test_corpus_primitive_types(void)
 	free(file);
 }
 
-static void
-test_corpus_self_describing(void)
-{
-	struct walk w;
-	struct tl_event ev;
-	unsigned char *file;
-	size_t len;
-	int rc;
-
-	if (harness_corpus() == NULL)
-		SKIP("no corpus (../shared/corpus or ETL_CORPUS)");
-	file = corpus_etl("perfview__SelfDescribingSingleEvent.etl", &len);
-	if (file == NULL)
-		SKIP("cannot read perfview__SelfDescribingSingleEvent.etl");
-	walk_file(file, len, &w);
-	if (w.nev == 0 && w.compressed > 0) {
-		free(file);
-		SKIP("the TraceLogging event of "
-		    "perfview__SelfDescribingSingleEvent.etl is in a "
-		    "compressed buffer");
-	}
-	CHECK_EQ_INT(w.nev, 1);
-	if (w.nev > 0) {
-		rc = tl_decode(dec, w.ev[0].traits, w.ev[0].traits_len,
-		    w.ev[0].meta, w.ev[0].meta_len, w.ev[0].payload,
-		    w.ev[0].payload_len, w.ev[0].ptr_size, &ev);
-		CHECK_EQ_INT(rc, 0);
-		CHECK_EQ_INT(ev.nfields, 2);
-		CHECK_EQ_STR(str(field(&ev, "a.b")), "Hello");
-		CHECK_EQ_STR(str(field(&ev, "a.c")), "World!");
-	}
-	free(file);
-}
-
 int
 main(void)
 {
@@ -1306,7 +1272,6 @@ main(void)
 	RUN(test_large_and_reuse);
 	RUN(test_mutated_metadata);
 	RUN(test_corpus_primitive_types);
-	RUN(test_corpus_self_describing);
 	tl_decoder_free(dec);
 	HARNESS_EXIT();
 }
