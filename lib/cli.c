@@ -28,12 +28,6 @@ cli_init(const char *argv0)
 	platform_binary_mode(stdin);
 }
 
-const char *
-cli_progname(void)
-{
-	return progname;
-}
-
 static void
 vwarn(const char *fmt, va_list ap)
 {

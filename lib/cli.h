@@ -1,8 +1,8 @@
 /*
- * cli.h - what the five front ends share and the library must not know:
- * the program name, messages on stderr, exit codes, opening the output
- * (and refusing to write the binary stream to a terminal), and a quiet
- * exit when the reader of our output has gone away.
+ * cli.h - what the front ends in tools/ share and the library must not
+ * know: the program name, messages on stderr, exit codes, opening the
+ * output (and refusing to write the binary stream to a terminal), and a
+ * quiet exit when the reader of our output has gone away.
  *
  * Messages follow "prog: file: what went wrong (offset 0x...)".
  * Included only by tools/.
@@ -23,7 +23,6 @@ enum cli_exit {
 
 /* Sets the name used in messages from argv[0]. */
 void cli_init(const char *argv0);
-const char *cli_progname(void);
 
 /* "prog: message" on stderr. */
 void cli_warn(const char *fmt, ...);

@@ -192,6 +192,24 @@ grow_class_counts(struct etw_decoder *d, uint32_t id)
 	return 0;
 }
 
+/* Makes (*ids)[need] addressable.  @return : 0, or -1 if out of memory. */
+static int
+grow_ids(stream_id **ids, size_t *cap, uint32_t need)
+{
+	size_t n = *cap ? *cap : 256;
+	stream_id *p;
+
+	if (need < *cap)
+		return 0;
+	while (n <= need)
+		n *= 2;
+	if ((p = realloc(*ids, n * sizeof(*p))) == NULL)
+		return -1;
+	*ids = p;
+	*cap = n;
+	return 0;
+}
+
 /*
  * The class id of an event with key `k` and names provider/event (the
  * event name is part of the identity: TraceLogging events differ only
@@ -229,15 +247,6 @@ class_id(struct etw_decoder *d, const struct class_key *k,
 	return id;
 }
 
-static void
-format_guid_name(const unsigned char *guid, char *buf, size_t cap)
-{
-	char g[37];
-
-	value_format_guid(guid, g);
-	snprintf(buf, cap, "%s", g);
-}
-
 /* The class of a classic kernel event. */
 static stream_id
 kernel_class(struct etw_decoder *d, const struct etl_event *ev, int hook)
@@ -265,14 +274,13 @@ static stream_id
 named_guid_class(struct etw_decoder *d, const struct class_key *k,
     const struct etl_event *ev, const char *provider, const char *event)
 {
-	char pname[64];
+	char pname[37];
 	const char *known;
 
-	if (provider == NULL) {
-		if ((provider = etw_provider_name(ev->guid)) == NULL) {
-			format_guid_name(ev->guid, pname, sizeof(pname));
-			provider = pname;
-		}
+	if (provider == NULL &&
+	    (provider = etw_provider_name(ev->guid)) == NULL) {
+		value_format_guid(ev->guid, pname);
+		provider = pname;
 	}
 	if (event == NULL) {
 		if (ev->hdr != ETL_HDR_EVENT &&
@@ -302,17 +310,9 @@ unnamed_class(struct etw_decoder *d, const struct class_key *k,
 	uint32_t slot = intern_add(&d->guid_classes, k, sizeof(*k), &added);
 	stream_id id;
 
-	if (slot == 0)
+	if (slot == 0 ||
+	    grow_ids(&d->guid_class_ids, &d->guid_class_cap, slot) != 0)
 		return 0;
-	if (slot >= d->guid_class_cap) {
-		size_t cap = d->guid_class_cap ? d->guid_class_cap * 2 : 256;
-		stream_id *ids = realloc(d->guid_class_ids, cap * sizeof(*ids));
-
-		if (ids == NULL)
-			return 0;
-		d->guid_class_ids = ids;
-		d->guid_class_cap = cap;
-	}
 	if (!added) {
 		id = d->guid_class_ids[slot];
 		d->class_seen[id]++;
@@ -535,19 +535,9 @@ intern_frames(struct etw_decoder *d, stream_id head, const uint64_t *frames,
 	memcpy(key, &head, 4);
 	memcpy(key + 4, &next, 4);
 	memcpy(key + 8, frames, (size_t)n * 8);
-	if ((iid = intern_add(&d->stacks, key, 8 + (size_t)n * 8, &added)) == 0)
+	iid = intern_add(&d->stacks, key, 8 + (size_t)n * 8, &added);
+	if (iid == 0 || grow_ids(&d->stack_ids, &d->stack_ids_cap, iid) != 0)
 		return 0;
-	if (iid >= d->stack_ids_cap) {
-		size_t cap = d->stack_ids_cap ? d->stack_ids_cap * 2 : 1024;
-		stream_id *ids;
-
-		while (cap <= iid)
-			cap *= 2;
-		if ((ids = realloc(d->stack_ids, cap * sizeof(*ids))) == NULL)
-			return 0;
-		d->stack_ids = ids;
-		d->stack_ids_cap = cap;
-	}
 	if (added) {
 		struct stream_stack s = { .id = new_stack_id(d), .head = head,
 		    .next = next, .nframes = n, .frames = frames };
@@ -782,20 +772,39 @@ on_key_definition(struct etw_decoder *d, const struct etl_event *ev,
 	idmap_del(keys, k->u.stack.key);
 }
 
+/*
+ * Steps *p over the EVENT_HEADER extended item (3.7) it points at.
+ * @return : the item's data, with *type and *size, or NULL at `end` or
+ *	at an item that runs past it.
+ */
+static const unsigned char *
+next_ext_item(const unsigned char **p, const unsigned char *end,
+    unsigned *type, unsigned *size)
+{
+	const unsigned char *item = *p;
+
+	if (item == NULL || end - item < 8)
+		return NULL;
+	*type = le16(item + 2);
+	*size = le16(item + 6);
+	if (*size > end - item - 8)
+		return NULL;
+	*p = item + ((8 + *size + 7) & ~7u);
+	return item + 8;
+}
+
 /* Stacks inside EVENT_HEADER extended items (3.7, 5.6 step 6). */
 static stream_id
 inline_stack(struct etw_decoder *d, const struct etl_event *ev)
 {
-	const unsigned char *p = ev->ext, *end = ev->ext + ev->ext_len;
+	const unsigned char *p = ev->ext, *data;
+	unsigned type, size;
 	stream_id kernel = 0, user = 0;
 
-	while (p + 8 <= end) {
-		unsigned type = le16(p + 2), size = le16(p + 6);
-		const unsigned char *data = p + 8;
+	while ((data = next_ext_item(&p, ev->ext + ev->ext_len, &type,
+	    &size)) != NULL) {
 		int ptr = type == 6 ? 8 : 4;
 
-		if (data + size > end)
-			break;
 		if ((type == 5 || type == 6) && size >= 8) {
 			uint32_t n = load_frames(d, data + 8,
 			    (size - 8) / ptr, ptr);
@@ -806,7 +815,6 @@ inline_stack(struct etw_decoder *d, const struct etl_event *ev)
 			else
 				user = id;
 		}
-		p += (8 + size + 7) & ~7u;
 	}
 	if (kernel && user) {
 		stream_id id = new_stack_id(d);
@@ -1063,16 +1071,14 @@ on_sample(struct etw_decoder *d, const struct etw_kernel *k,
 }
 
 static int
-on_vmem(struct etw_decoder *d, const struct etl_event *ev,
-    const struct etw_kernel *k, struct stream_event *sev, struct fields *fs)
+on_vmem(const struct etw_kernel *k, struct stream_event *sev,
+    struct fields *fs)
 {
 	/* PERFINFO events carry no ids: the payload names the process. */
 	sev->h.pid = k->u.vmem.pid;
 	field_u(fs, "base", VAL_HEX, k->u.vmem.base);
 	field_u(fs, "size", VAL_U64, k->u.vmem.size);
 	field_u(fs, "flags", VAL_HEX, k->u.vmem.flags);
-	(void)d;
-	(void)ev;
 	return 1;
 }
 
@@ -1165,19 +1171,15 @@ hook_of(const struct etl_event *ev)
 static const unsigned char *
 ext_item(const struct etl_event *ev, unsigned type, size_t *len)
 {
-	const unsigned char *p = ev->ext, *end = ev->ext + ev->ext_len;
+	const unsigned char *p = ev->ext, *data;
+	unsigned t, size;
 
-	while (p != NULL && p + 8 <= end) {
-		unsigned size = le16(p + 6);
-
-		if (p + 8 + size > end)
-			return NULL;
-		if (le16(p + 2) == type) {
+	while ((data = next_ext_item(&p, ev->ext + ev->ext_len, &t,
+	    &size)) != NULL)
+		if (t == type) {
 			*len = size;
-			return p + 8;
+			return data;
 		}
-		p += (8 + size + 7) & ~7u;
-	}
 	return NULL;
 }
 
@@ -1214,21 +1216,19 @@ static int
 on_generic(struct etw_decoder *d, const struct etl_event *ev, int hook,
     struct stream_event *sev, struct fields *fs)
 {
-	int decoded = 0;
+	int decoded = 0, ext = ev->hdr == ETL_HDR_EVENT && ev->ext_len > 0;
 
 	sev->h.kind = EV_GENERIC;
 	if (hook >= 0)
 		sev->h.cls = kernel_class(d, ev, hook);
-	else if (ev->hdr == ETL_HDR_EVENT && ev->ext_len > 0 &&
-	    (sev->h.cls = tracelogging_class(d, ev, fs, &decoded)) != 0)
-		;
-	else
+	else if (!ext ||
+	    (sev->h.cls = tracelogging_class(d, ev, fs, &decoded)) == 0)
 		sev->h.cls = guid_class(d, ev, NULL, NULL);
 	if (!decoded) {
 		sev->payload = ev->payload;
 		sev->payload_len = ev->payload_len;
 	}
-	if (ev->hdr == ETL_HDR_EVENT && ev->ext_len > 0)
+	if (ext)
 		sev->h.stack = inline_stack(d, ev);
 	return ev->tid != ETL_NO_ID;
 }
@@ -1265,7 +1265,7 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 		return on_sample(d, k, sev, fs);
 	case KREC_VMEM:
 		sev->h.kind = EV_VMEM;
-		return on_vmem(d, ev, k, sev, fs);
+		return on_vmem(k, sev, fs);
 	case KREC_HEAP:
 		sev->h.kind = EV_HEAP;
 		return on_heap(k, fs);
@@ -1333,8 +1333,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		/* Not the layout's record after all: no op of its own. */
 		sev.h.op = EVOP_NONE;
 		owns = on_generic(d, ev, hook, &sev, &fs);
-	}
-	else if (hook >= 0)
+	} else if (hook >= 0)
 		sev.h.cls = kernel_class(d, ev, hook);
 	else
 		sev.h.cls = guid_class(d, ev, NULL, NULL);

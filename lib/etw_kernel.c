@@ -76,9 +76,13 @@ struct scratch {
 	size_t left;
 };
 
-/* Converts the UTF-16 string at `off`; *next gets the offset after it. */
+/*
+ * Converts the string at `off` with `conv` (utf16_to_utf8 or
+ * ansi_to_utf8) into the scratch; *next gets the offset after it.
+ */
 static const char *
-utf16_at(struct payload *pl, size_t off, struct scratch *s, size_t *next)
+string_at(struct payload *pl, size_t off, struct scratch *s, size_t *next,
+    size_t (*conv)(const unsigned char *, size_t, char *, size_t, size_t *))
 {
 	const char *out = s->p;
 	size_t used = 0, n;
@@ -88,7 +92,7 @@ utf16_at(struct payload *pl, size_t off, struct scratch *s, size_t *next)
 			*next = pl->len;
 		return "";
 	}
-	n = utf16_to_utf8(pl->p + off, pl->len - off, s->p, s->left, &used);
+	n = conv(pl->p + off, pl->len - off, s->p, s->left, &used);
 	s->p += n + 1;
 	s->left -= n + 1;
 	if (next != NULL)
@@ -97,22 +101,15 @@ utf16_at(struct payload *pl, size_t off, struct scratch *s, size_t *next)
 }
 
 static const char *
+utf16_at(struct payload *pl, size_t off, struct scratch *s, size_t *next)
+{
+	return string_at(pl, off, s, next, utf16_to_utf8);
+}
+
+static const char *
 ansi_at(struct payload *pl, size_t off, struct scratch *s, size_t *next)
 {
-	const char *out = s->p;
-	size_t used = 0, n;
-
-	if (off > pl->len || s->left == 0) {
-		if (next != NULL)
-			*next = pl->len;
-		return "";
-	}
-	n = ansi_to_utf8(pl->p + off, pl->len - off, s->p, s->left, &used);
-	s->p += n + 1;
-	s->left -= n + 1;
-	if (next != NULL)
-		*next = off + used;
-	return out;
+	return string_at(pl, off, s, next, ansi_to_utf8);
 }
 
 /*
@@ -230,7 +227,7 @@ decode_sample(struct payload *pl, struct etw_kernel *k)
 	k->u.sample.tid = u32_at(pl, P);
 	k->u.sample.count = 1;
 	if (pl->len >= P + 8) {
-		k->u.sample.count = (uint16_t)(pl->p[P + 4] | pl->p[P + 5] << 8);
+		k->u.sample.count = le16(pl->p + P + 4);
 		k->u.sample.flags = pl->p[P + 6];
 		k->u.sample.rank = pl->p[P + 7];
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "etw_names.h"
 
 struct guid_parts {
@@ -146,16 +147,6 @@ static const struct type_name type_names[] = {
 	{ 0x1826, "StackKeyUser" },
 };
 
-static int
-guid_equal(const struct guid_parts *g, const unsigned char b[16])
-{
-	return b[0] == (g->d1 & 0xff) && b[1] == (g->d1 >> 8 & 0xff) &&
-	    b[2] == (g->d1 >> 16 & 0xff) && b[3] == g->d1 >> 24 &&
-	    b[4] == (g->d2 & 0xff) && b[5] == g->d2 >> 8 &&
-	    b[6] == (g->d3 & 0xff) && b[7] == g->d3 >> 8 &&
-	    memcmp(b + 8, g->d4, 8) == 0;
-}
-
 /* The 16 bytes of a GUID in file order, from its parts. */
 static void
 guid_bytes(const struct guid_parts *g, unsigned char b[16])
@@ -169,6 +160,15 @@ guid_bytes(const struct guid_parts *g, unsigned char b[16])
 	b[6] = g->d3 & 0xff;
 	b[7] = g->d3 >> 8;
 	memcpy(b + 8, g->d4, 8);
+}
+
+static int
+guid_equal(const struct guid_parts *g, const unsigned char b[16])
+{
+	unsigned char mine[16];
+
+	guid_bytes(g, mine);
+	return memcmp(mine, b, 16) == 0;
 }
 
 void
@@ -307,8 +307,7 @@ const char *
 etw_guid_event_name(const unsigned char guid[16], unsigned opcode, char *buf,
     size_t cap)
 {
-	uint32_t d1 = (uint32_t)guid[0] | (uint32_t)guid[1] << 8 |
-	    (uint32_t)guid[2] << 16 | (uint32_t)guid[3] << 24;
+	uint32_t d1 = le32(guid);
 	size_t i;
 
 	for (i = 0; i < sizeof(guid_events) / sizeof(guid_events[0]); i++)

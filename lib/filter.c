@@ -207,17 +207,16 @@ each_item(struct filter *f, const char *list,
 {
 	char item[64];
 	const char *p = list;
-	size_t len;
+	size_t span, len;
 
 	for (;;) {
-		len = strcspn(p, ",");
-		if (len >= sizeof(item))
-			len = sizeof(item) - 1;
+		span = strcspn(p, ",");
+		len = span < sizeof(item) ? span : sizeof(item) - 1;
 		memcpy(item, p, len);
 		item[len] = '\0';
 		if (add(f, item) != 0)
 			return -1;
-		p += strcspn(p, ",");
+		p += span;
 		if (*p++ == '\0')
 			return 0;
 	}
@@ -507,18 +506,23 @@ compile_one(struct filter *f, struct regex *re)
 	return 0;
 }
 
-int
-filter_compile(struct filter *f)
+static int
+compile_list(struct filter *f, struct regex_list *l)
 {
 	size_t i;
 
-	for (i = 0; i < f->names.n; i++)
-		if (compile_one(f, &f->names.items[i]) != 0)
-			return -1;
-	for (i = 0; i < f->cmdlines.n; i++)
-		if (compile_one(f, &f->cmdlines.items[i]) != 0)
+	for (i = 0; i < l->n; i++)
+		if (compile_one(f, &l->items[i]) != 0)
 			return -1;
 	return 0;
+}
+
+int
+filter_compile(struct filter *f)
+{
+	if (compile_list(f, &f->names) != 0)
+		return -1;
+	return compile_list(f, &f->cmdlines);
 }
 
 /* ---- Processes ---- */

@@ -50,7 +50,6 @@ struct html_queries {
 		uint32_t pid, crate;
 	} procs[PROCESSES_MAX];	/* this section's processes with a crate */
 	size_t nprocs;
-	uint64_t events;
 	struct frame *stack;	/* for writing */
 	size_t nstack, stackcap;
 	uint64_t drawn;
@@ -109,7 +108,7 @@ html_queries_free(struct html_queries *h)
 int
 html_queries_empty(const struct html_queries *h)
 {
-	return h->events == 0;
+	return h->nnodes == 0;
 }
 
 /* ---- building the forest ---- */
@@ -119,16 +118,9 @@ new_node(struct html_queries *h, const struct query_event *q)
 {
 	struct node *n;
 
-	if (h->nnodes == h->nodecap) {
-		size_t cap = h->nodecap ? h->nodecap * 2 : 4096;
-
-		if (cap >= NONE || (n = realloc(h->nodes,
-		    cap * sizeof(*n))) == NULL)
-			return NONE;
-		h->nodes = n;
-		h->nodecap = cap;
-	}
-	n = &h->nodes[h->nnodes];
+	if (h->nnodes >= NONE || (n = query_slot(&h->nodes, &h->nodecap,
+	    (uint32_t)h->nnodes, sizeof(*n))) == NULL)
+		return NONE;
 	n->ns = q->end - q->start;
 	n->label = q->label;
 	n->kind_label = query_input_label(&h->in, q->kind_name,
@@ -163,7 +155,6 @@ add_event(struct html_queries *h, const struct query_event *q)
 
 	if (q->type == QT_INTEGER)
 		return 0;
-	h->events++;
 	if ((t = query_nest_thread(&h->nest, q->pid, q->tid)) == NULL ||
 	    (id = new_node(h, q)) == NONE)
 		return -1;
@@ -224,15 +215,10 @@ close_section(struct html_queries *h)
 
 		if (t->n == 0)
 			continue;
-		if (h->ntrees == h->treecap) {
-			size_t cap = h->treecap ? h->treecap * 2 : 64;
-
-			if ((tr = realloc(h->trees, cap * sizeof(*tr))) == NULL)
-				return -1;
-			h->trees = tr;
-			h->treecap = cap;
-		}
-		tr = &h->trees[h->ntrees++];
+		if ((tr = query_slot(&h->trees, &h->treecap,
+		    (uint32_t)h->ntrees, sizeof(*tr))) == NULL)
+			return -1;
+		h->ntrees++;
 		tr->pid = t->pid;
 		tr->tid = t->tid;
 		tr->crate = crate_of(h, t->pid);

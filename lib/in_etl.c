@@ -84,6 +84,16 @@ set_error(struct etl_reader *r, uint64_t offset, const char *fmt, ...)
 	    (unsigned long long)offset);
 }
 
+/* Counts a buffer skipped whole or in part, and `bytes` made unreadable. */
+static void
+count_bad_buffer(struct etl_reader *r, uint64_t off, uint64_t bytes)
+{
+	if (!r->counts.bad_buffers)
+		r->counts.first_bad_offset = off;
+	r->counts.bad_buffers++;
+	r->counts.bad_buffer_bytes += bytes;
+}
+
 const char *
 etl_reader_error(const struct etl_reader *r)
 {
@@ -337,7 +347,6 @@ read_trace_header(struct etl_reader *r)
 	    ev.payload_len < 0x110)
 		return -1;
 	p = ev.payload;
-	h->header_ptr_size = ev.ptr_size;
 	o = ev.ptr_size == 8 ? 8 : 0;
 	h->buffer_size = le32(p + 0x00);
 	h->version = le32(p + 0x04);
@@ -474,40 +483,28 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 
 	if (!plausible_buffer(r, off)) {
 		uint32_t size = le32(b);
+		uint64_t left = r->len - off;
 
-		/* A last buffer cut short by the end of the file. */
-		if (size >= BUF_HEADER_LEN && size > r->len - off &&
-		    (le16(b + 0x34) & FLAG_COMPRESSED)) {
-			/* Half an LZ77 stream is no use: skip it. */
-			set_error(r, off, "truncated compressed buffer: %u of "
-			    "%u bytes skipped", (unsigned)(r->len - off), size);
-			if (!r->counts.bad_buffers)
-				r->counts.first_bad_offset = off;
-			r->counts.bad_buffers++;
-			r->counts.bad_buffer_bytes += r->len - off;
-			*warned = 1;
-			return r->len;
-		}
-		if (size >= BUF_HEADER_LEN && size > r->len - off) {
-			set_error(r, off, "truncated buffer: %u of %u bytes",
-			    (unsigned)(r->len - off), size);
-			r->counts.bad_buffer_bytes += size - (r->len - off);
-		} else {
+		*warned = 1;
+		if (size < BUF_HEADER_LEN || size <= left) {
 			next = resync(r, off);
 			set_error(r, off, "corrupt buffer header, %llu bytes "
 			    "skipped", (unsigned long long)(next - off));
-			if (!r->counts.bad_buffers)
-				r->counts.first_bad_offset = off;
-			r->counts.bad_buffers++;
-			r->counts.bad_buffer_bytes += next - off;
-			*warned = 1;
+			count_bad_buffer(r, off, next - off);
 			return next;
 		}
-		if (!r->counts.bad_buffers)
-			r->counts.first_bad_offset = off;
-		r->counts.bad_buffers++;
-		*warned = 1;
-		bi.size = (uint32_t)(r->len - off);
+		/* A last buffer cut short by the end of the file. */
+		if (le16(b + 0x34) & FLAG_COMPRESSED) {
+			/* Half an LZ77 stream is no use: skip it. */
+			set_error(r, off, "truncated compressed buffer: %u of "
+			    "%u bytes skipped", (unsigned)left, size);
+			count_bad_buffer(r, off, left);
+			return r->len;
+		}
+		set_error(r, off, "truncated buffer: %u of %u bytes",
+		    (unsigned)left, size);
+		count_bad_buffer(r, off, size - left);
+		bi.size = (uint32_t)left;
 	} else
 		bi.size = le32(b);
 	bi.flags = le16(b + 0x34);
@@ -744,10 +741,7 @@ map_buffer(struct etl_reader *r, struct openbuf *ob, const struct bufidx *bi)
 		set_error(r, bi->off + BUF_HEADER_LEN + err_at,
 		    "corrupt compressed buffer at 0x%llx, %u bytes skipped",
 		    (unsigned long long)bi->off, bi->size);
-		if (!r->counts.bad_buffers)
-			r->counts.first_bad_offset = bi->off;
-		r->counts.bad_buffers++;
-		r->counts.bad_buffer_bytes += bi->size;
+		count_bad_buffer(r, bi->off, bi->size);
 		return -1;
 	}
 	ob->data = ob->owned;

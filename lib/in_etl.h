@@ -78,7 +78,6 @@ struct etl_header {
 	uint64_t t0;		/* the header event's own timestamp */
 	char logger_name[128];
 	char log_file_name[260];
-	int header_ptr_size;	/* 4 or 8: which layout was read */
 };
 
 struct etl_reader;

@@ -18,6 +18,7 @@
 #include "idmap.h"
 #include "in_mmprof.h"
 #include "platform.h"
+#include "utf.h"
 
 #define FILE_HEADER_LEN	8
 #define STREAM_HEADER_LEN 8
@@ -524,29 +525,9 @@ scan_u64(const char *p, uint64_t *v)
 static void
 put_utf8(struct buf *b, uint32_t c)
 {
-	unsigned char u[4];
-	size_t n;
+	char u[4];
 
-	if (c < 0x80) {
-		u[0] = (unsigned char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		u[0] = (unsigned char)(0xc0 | c >> 6);
-		u[1] = (unsigned char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else if (c < 0x10000) {
-		u[0] = (unsigned char)(0xe0 | c >> 12);
-		u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-		u[2] = (unsigned char)(0x80 | (c & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (unsigned char)(0xf0 | c >> 18);
-		u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
-		u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-		u[3] = (unsigned char)(0x80 | (c & 0x3f));
-		n = 4;
-	}
-	buf_put(b, u, n);
+	buf_put(b, u, utf8_encode(c, u));
 }
 
 /* Hex digits at p, up to max of them, ended by `stop` if not 0. */
@@ -722,11 +703,6 @@ mmprof_reader_open_mem(struct mmprof_reader *r, const unsigned char *data,
 /* ---- events (section 3) ---- */
 
 /*
- * The next n bytes of the event stream: in place when they lie in one
- * page, else gathered into r->carry.  NULL at the end of the stream, with
- * *got the bytes that were left.
- */
-/*
  * Moves the read position past pages used up (letting go of them) and
  * pages of other streams.
  */
@@ -744,6 +720,11 @@ skip_pages(struct mmprof_reader *r)
 	}
 }
 
+/*
+ * The next n bytes of the event stream: in place when they lie in one
+ * page, else gathered into r->carry.  NULL at the end of the stream, with
+ * *got the bytes that were left.
+ */
 static const unsigned char *
 take(struct mmprof_reader *r, size_t n, size_t *got)
 {

@@ -99,21 +99,6 @@ arena_append(struct intern *t, const void *key, size_t len)
 }
 
 uint32_t
-intern_find(const struct intern *t, const void *key, size_t len)
-{
-	uint32_t hash = intern_hash(key, len);
-	size_t i;
-
-	if (t->nslots == 0)
-		return 0;
-	for (i = hash & (t->nslots - 1); t->slots[i] != 0;
-	    i = (i + 1) & (t->nslots - 1))
-		if (key_equal(t, t->slots[i], key, len, hash))
-			return t->slots[i];
-	return 0;
-}
-
-uint32_t
 intern_add(struct intern *t, const void *key, size_t len, int *added)
 {
 	uint32_t hash = intern_hash(key, len), id;

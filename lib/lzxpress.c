@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "lzxpress.h"
 
 #define WINDOW		8192		/* largest offset a match can encode */
@@ -40,19 +41,6 @@ struct lzx_writer {
 	uint32_t		 flags;
 	unsigned		 nflags;	/* bits already in `flags` */
 };
-
-static uint32_t
-load16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t
-load32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
 
 static void
 store16(unsigned char *p, uint32_t v)
@@ -119,13 +107,13 @@ read_long_length(struct lzx_reader *r, uint64_t *len)
 	at = ++r->p;
 	if (r->end - r->p < 2)
 		return reader_fail(r, at);
-	v = load16(r->p);
+	v = le16(r->p);
 	r->p += 2;
 	if (v == 0) {
 		at = r->p;
 		if (r->end - r->p < 4)
 			return reader_fail(r, at);
-		v = load32(r->p);
+		v = le32(r->p);
 		r->p += 4;
 	}
 	if (v < 7 + 15)
@@ -164,7 +152,7 @@ decode_match(struct lzx_reader *r, const unsigned char *out,
 
 	if (r->end - r->p < 2)
 		return reader_fail(r, at);
-	token = load16(r->p);
+	token = le16(r->p);
 	r->p += 2;
 	offset = (token >> 3) + 1;
 	len = token & 7;
@@ -216,7 +204,7 @@ lzxpress_decompress(const unsigned char *in, size_t in_len,
 		if (nflags == 0) {
 			if (r.end - r.p < 4)
 				return decode_failed(in, r.p, err_at);
-			flags = load32(r.p);
+			flags = le32(r.p);
 			r.p += 4;
 			nflags = 32;
 		}
@@ -386,7 +374,7 @@ writer_finish(struct lzx_writer *w)
 static uint32_t
 hash4(const unsigned char *p)
 {
-	return (load32(p) * 2654435761u) >> (32 - HASH_BITS);
+	return (le32(p) * 2654435761u) >> (32 - HASH_BITS);
 }
 
 /* How far `a` repeats `b` (b < a), up to `end`. */
@@ -431,7 +419,7 @@ find_match(uint32_t *table, const unsigned char *in,
 	if (dist == 0 || dist > WINDOW || dist > (size_t)(p - in))
 		return 0;
 	from = p - dist;
-	if (load32(from) != load32(p))
+	if (le32(from) != le32(p))
 		return 0;
 	while (p > anchor && from > in && p[-1] == from[-1]) {
 		p--;

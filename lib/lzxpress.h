@@ -2,7 +2,7 @@
  * lzxpress.h - MS-XCA "Plain LZ77" (LZXpress) compression, as used by
  * compressed ETW buffers (etl-format.md section 1.6).
  *
- * Both functions work on caller-owned memory and keep no state.
+ * The functions work on caller-owned memory and keep no state.
  */
 #ifndef LZXPRESS_H
 #define LZXPRESS_H

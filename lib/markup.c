@@ -88,27 +88,34 @@ put_text(FILE *fp, const unsigned char *p, size_t len, size_t max)
 	}
 }
 
+/* Code points as put_text() counts them: a bad byte is one. */
+static size_t
+code_points(const unsigned char *p, size_t len)
+{
+	size_t i = 0, n, cps;
+
+	for (cps = 0; i < len; cps++)
+		i += (n = sequence_len(p + i, len - i)) > 0 ? n : 1;
+	return cps;
+}
+
 void
 markup_text_cut(FILE *fp, const char *s, size_t len, size_t max)
 {
-	size_t i, cps = 0;
+	const unsigned char *p = (const unsigned char *)s;
 
-	/* Code points as put_text() counts them: a bad byte is one. */
-	for (i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			cps++;
-	if (cps <= max || max < 2) {
-		put_text(fp, (const unsigned char *)s, len, max);
+	if (max < 2 || code_points(p, len) <= max) {
+		put_text(fp, p, len, max);
 		return;
 	}
-	put_text(fp, (const unsigned char *)s, len, max - 2);
+	put_text(fp, p, len, max - 2);
 	fputs("..", fp);
 }
 
 void
 markup_text(FILE *fp, const char *s, size_t len)
 {
-	markup_text_cut(fp, s, len, SIZE_MAX);
+	put_text(fp, (const unsigned char *)s, len, SIZE_MAX);
 }
 
 void

@@ -126,7 +126,23 @@ write_start(struct mmprof_decoder *d, const struct mmprof_metadata *m,
 	return write_process_event(d, EVOP_START, d->offset);
 }
 
-struct mmprof_decoder *
+static void
+mmprof_decoder_free(struct mmprof_decoder *d)
+{
+	if (d == NULL)
+		return;
+	intern_release(&d->classes);
+	idmap_release(&d->threads);
+	buf_release(&d->key);
+	free(d);
+}
+
+/*
+ * Writes the section's REC_TRACE, REC_PROCESS and process start for the
+ * profile `r` has opened.  @return : NULL if out of memory or on a write
+ * error.
+ */
+static struct mmprof_decoder *
 mmprof_decoder_new(struct stream_writer *w, const struct mmprof_reader *r,
     const char *source)
 {
@@ -189,12 +205,11 @@ define_thread(struct mmprof_decoder *d, uint32_t tid)
 	struct stream_thread t;
 	uint32_t seen;
 
-	if ((d->nthreads > 0 && tid == d->last_tid) ||
-	    idmap_get(&d->threads, tid, &seen)) {
-		d->last_tid = tid;
+	if (d->nthreads > 0 && tid == d->last_tid)
 		return 0;
-	}
 	d->last_tid = tid;
+	if (idmap_get(&d->threads, tid, &seen))
+		return 0;
 	if (idmap_put(&d->threads, tid, 1) != 0)
 		return -1;
 	memset(&t, 0, sizeof(t));
@@ -236,7 +251,7 @@ set_times(struct mmprof_decoder *d, const struct mmprof_event *ev,
 		d->max_ts = end;
 }
 
-int
+static int
 mmprof_decoder_event(struct mmprof_decoder *d, const struct mmprof_event *ev)
 {
 	struct stream_event out;
@@ -315,7 +330,8 @@ write_diags(struct mmprof_decoder *d, const struct mmprof_counts *c)
 	return 0;
 }
 
-int
+/* Writes the process end, the diagnostics from `c` and the REC_END. */
+static int
 mmprof_decoder_finish(struct mmprof_decoder *d, const struct mmprof_counts *c)
 {
 	struct stream_end e = { .source_events = c->events,
@@ -326,17 +342,6 @@ mmprof_decoder_finish(struct mmprof_decoder *d, const struct mmprof_counts *c)
 	    write_diags(d, c) != 0)
 		return -1;
 	return stream_write_end(d->w, &e);
-}
-
-void
-mmprof_decoder_free(struct mmprof_decoder *d)
-{
-	if (d == NULL)
-		return;
-	intern_release(&d->classes);
-	idmap_release(&d->threads);
-	buf_release(&d->key);
-	free(d);
 }
 
 /* Warns of what makes the file suspect.  @return : 1 if anything does. */

@@ -44,25 +44,6 @@
 
 /* ---- Writing ---- */
 
-struct mmprof_decoder;
-
-/*
- * Writes the section's REC_TRACE, REC_PROCESS and process start for the
- * profile `r` has opened.  @return : NULL if out of memory or on a write
- * error.
- */
-struct mmprof_decoder *mmprof_decoder_new(struct stream_writer *w,
-    const struct mmprof_reader *r, const char *source);
-
-int mmprof_decoder_event(struct mmprof_decoder *d,
-    const struct mmprof_event *ev);
-
-/* Writes the process end, the diagnostics from `c` and the REC_END. */
-int mmprof_decoder_finish(struct mmprof_decoder *d,
-    const struct mmprof_counts *c);
-
-void mmprof_decoder_free(struct mmprof_decoder *d);
-
 /*
  * Decodes the profile in `m` into a section of its own: etlcat's whole
  * job for a .mm_profdata input.  Problems go to `warn` as "name: what

@@ -266,12 +266,6 @@ msf_free(struct msf *m)
 }
 
 uint32_t
-msf_page_size(const struct msf *m)
-{
-	return m->page_size;
-}
-
-uint32_t
 msf_stream_count(const struct msf *m)
 {
 	return m->nstreams;

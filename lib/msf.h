@@ -41,7 +41,6 @@ struct msf *msf_open(const unsigned char *data, size_t len, char *err,
     size_t errlen);
 void msf_free(struct msf *m);
 
-uint32_t msf_page_size(const struct msf *m);
 /* The number of streams in the directory. */
 uint32_t msf_stream_count(const struct msf *m);
 

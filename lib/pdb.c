@@ -535,12 +535,12 @@ static const struct layout {
 	uint8_t offset_at, section_at, size_at, size_len;
 	uint8_t fixed;
 } layouts[] = {
-	{ PDB_S_PUB32, PDB_PUBLIC, 0, 4, 8, 0, 0, 10 },
-	{ PDB_S_LPROC32, PDB_PROCEDURE, 1, 28, 32, 12, 4, 35 },
-	{ PDB_S_GPROC32, PDB_PROCEDURE, 1, 28, 32, 12, 4, 35 },
-	{ PDB_S_LPROC32_ID, PDB_PROCEDURE, 1, 28, 32, 12, 4, 35 },
-	{ PDB_S_GPROC32_ID, PDB_PROCEDURE, 1, 28, 32, 12, 4, 35 },
-	{ PDB_S_THUNK32, PDB_THUNK, 1, 12, 16, 18, 2, 21 },
+	{ PDB_S_PUB32, PDB_PUBLIC, 0, 4, 8, 0, 0, PUB32_FIXED },
+	{ PDB_S_LPROC32, PDB_PROCEDURE, 1, 28, 32, 12, 4, PROC32_FIXED },
+	{ PDB_S_GPROC32, PDB_PROCEDURE, 1, 28, 32, 12, 4, PROC32_FIXED },
+	{ PDB_S_LPROC32_ID, PDB_PROCEDURE, 1, 28, 32, 12, 4, PROC32_FIXED },
+	{ PDB_S_GPROC32_ID, PDB_PROCEDURE, 1, 28, 32, 12, 4, PROC32_FIXED },
+	{ PDB_S_THUNK32, PDB_THUNK, 1, 12, 16, 18, 2, THUNK32_FIXED },
 };
 
 static const struct layout *

@@ -24,6 +24,27 @@
 #include <unistd.h>
 #endif
 
+FILE *
+platform_spool(FILE *in)
+{
+	FILE *tmp = tmpfile();
+	char buf[1 << 16];
+	size_t n;
+
+	if (tmp == NULL)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n)
+			goto fail;
+	if (ferror(in) || fflush(tmp) != 0)
+		goto fail;
+	rewind(tmp);
+	return tmp;
+fail:
+	fclose(tmp);
+	return NULL;
+}
+
 #ifdef _WIN32
 /* Reads a whole stream into malloc'd memory. */
 static int
@@ -166,19 +187,12 @@ map_fd(int fd, struct mapped_file *m)
 static int
 spool_and_map(FILE *in, struct mapped_file *m)
 {
-	FILE *tmp = tmpfile();
-	char buf[1 << 16];
-	size_t n;
-	int rc = -1;
+	FILE *tmp = platform_spool(in);
+	int rc;
 
 	if (tmp == NULL)
 		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, tmp) != n)
-			goto out;
-	if (!ferror(in) && fflush(tmp) == 0)
-		rc = map_fd(fileno(tmp), m);
-out:
+	rc = map_fd(fileno(tmp), m);
 	fclose(tmp);
 	return rc;
 }

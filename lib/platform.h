@@ -1,6 +1,7 @@
 /*
  * platform.h - the few calls that differ between POSIX and Windows:
- * mapping an input file into memory, binary mode, terminal checks.
+ * mapping an input file into memory, binary mode, terminal checks; and
+ * spooling a pipe to a temporary file, which mapping needs too.
  * Only this module and cli.c include system headers beyond C11.
  */
 #ifndef PLATFORM_H
@@ -30,6 +31,13 @@ void platform_unmap_file(struct mapped_file *m);
  * pages inside the range are dropped.  Never call it on other memory.
  */
 void platform_drop_pages(const void *p, size_t len);
+
+/*
+ * Copies `in` to its end into an unlinked temporary file, so that a pipe
+ * can be read twice or mapped without holding it in memory.
+ * @return : the file, rewound, or NULL with errno set.
+ */
+FILE *platform_spool(FILE *in);
 
 /* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
 void platform_binary_mode(FILE *fp);

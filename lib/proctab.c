@@ -290,12 +290,14 @@ on_sample(struct proctab *pt, const struct stream_reader *r,
     const struct stream_event *ev)
 {
 	uint32_t i = proctab_of_pid(pt, r, ev->h.pid);
+	struct proc *p;
 
 	if (i == PROCTAB_NONE)
 		return -1;
-	entry(pt, i)->listed = 1;
-	entry(pt, i)->samples++;
-	entry(pt, i)->cpu_ns += pt->interval_ns;
+	p = entry(pt, i);
+	p->listed = 1;
+	p->samples++;
+	p->cpu_ns += pt->interval_ns;
 	return 0;
 }
 

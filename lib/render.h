@@ -1,7 +1,7 @@
 /*
  * render.h - the last stage: etlreport's output formats, one file each
  * (render_*.c).  A renderer sees every record of the stream in order and
- * writes its format to a FILE; render_close() finishes the output.
+ * writes its format to a FILE; its close() finishes the output.
  *
  * Formats differ in what they draw: the table formats (text, csv, jsonl)
  * write any table and the event list; folded and svg draw tables that
@@ -36,7 +36,7 @@ struct render_ops {
 	/*
 	 * Finishes the output and frees the renderer.  @return : 0, -1 on a
 	 * write error, or 1 if the input held nothing this format draws
-	 * (then render_nothing_message() says what it wanted).
+	 * (then `nothing` says what it wanted).
 	 */
 	int (*close)(struct render *rd);
 	const char *nothing;	/* "no table with a stack column", ... */

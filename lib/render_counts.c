@@ -44,7 +44,6 @@ counts_open(FILE *fp, const char *format, const struct render_options *opt)
 	return rd;
 }
 
-
 /* A profile ends: hits not followed by a count of their label count. */
 static void
 close_section(struct render *rd)

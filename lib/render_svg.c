@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "frames.h"
 #include "intern.h"
 #include "markup.h"
 #include "render.h"
@@ -384,7 +385,7 @@ write_frame(struct render *rd, uint32_t id, unsigned height)
 
 	if (id != ROOT)
 		name = intern_key(&rd->names, f->name, &len);
-	if (id == ROOT || (len > 0 && name[0] == '['))
+	if (id == ROOT || frames_is_pseudo(name, len))
 		snprintf(fill, sizeof(fill), "rgb(190,190,190)");
 	else
 		markup_color(name, len, fill);

@@ -22,7 +22,6 @@ struct render {
 	size_t ncols;
 	struct value cells[STREAM_EVENT_FIELDS_MAX];
 	struct buf fields;	/* "name=value; ..." of one event */
-	char text[4096];
 };
 
 static struct render *
@@ -93,27 +92,27 @@ begin_events(struct render *rp)
 	return out_table_begin(rp->o, "events", cols, 10);
 }
 
-/* Appends "name=value" to the fields text. */
+/* Appends "name=value" to the fields text, formatting in place. */
 static void
 add_field(struct render *rp, const char *name, const struct value *v)
 {
-	size_t need = value_format(v, rp->text, sizeof(rp->text));
+	struct buf *b = &rp->fields;
+	size_t room, need;
 
-	if (rp->fields.len > 0)
-		buf_put(&rp->fields, "; ", 2);
-	buf_put(&rp->fields, name, strlen(name));
-	buf_put(&rp->fields, "=", 1);
-	if (need < sizeof(rp->text))
-		buf_put(&rp->fields, rp->text, need);
-	else {
-		char *big = malloc(need + 1);
-
-		if (big != NULL) {
-			value_format(v, big, need + 1);
-			buf_put(&rp->fields, big, need);
-			free(big);
-		}
+	if (b->len > 0)
+		buf_put(b, "; ", 2);
+	buf_put(b, name, strlen(name));
+	buf_put(b, "=", 1);
+	/* Room for most values at the first try. */
+	if (buf_reserve(b, 64) == NULL)
+		return;
+	room = b->cap - b->len;
+	if ((need = value_format(v, (char *)b->data + b->len, room)) >= room) {
+		if (buf_reserve(b, need + 1) == NULL)
+			return;
+		value_format(v, (char *)b->data + b->len, need + 1);
 	}
+	b->len += need;
 }
 
 static struct value

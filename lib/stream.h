@@ -310,13 +310,6 @@ int stream_write_record(struct stream_writer *w,
     const struct stream_record *rec);
 
 /*
- * Interning: returns the id of `text` in this section, writing a
- * REC_STRING first if it is new.  Returns 0 on a write error.
- */
-stream_id stream_intern_string(struct stream_writer *w, const char *text,
-    size_t len);
-
-/*
  * Encodes an event into `buf` without writing it, so a decoder can hold
  * events back (to attach stacks that come later) and patch the stack id
  * in place with stream_event_set_stack().
@@ -338,10 +331,6 @@ int stream_write_encoded(struct stream_writer *w, const unsigned char *rec,
 void stream_capture_next(struct stream_writer *w);
 const unsigned char *stream_captured(const struct stream_writer *w,
     size_t *len);
-
-/* Counts of what has been written since the last HEADER. */
-uint64_t stream_writer_records(const struct stream_writer *w);
-uint64_t stream_writer_events(const struct stream_writer *w);
 
 /* ---- Reader ---- */
 

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "buf.h"
+#include "idmap.h"
 #include "stream.h"
 
 #define ARENA_CHUNK	(256 * 1024)
@@ -50,8 +51,7 @@ struct stream_reader {
 	struct arena_chunk *arena;
 	struct deftab strings, classes, processes, threads, images, stacks;
 	const struct stream_trace *trace;
-	uint32_t *pidmap;	/* pid -> process id, open addressing */
-	size_t pidmap_cap, pidmap_count;
+	struct idmap pids;	/* pid -> process id */
 
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
 	uint64_t frames[STREAM_STACK_MAX];	/* when stacks are not kept */
@@ -169,9 +169,7 @@ section_reset(struct stream_reader *r)
 	deftab_clear(&r->threads);
 	deftab_clear(&r->images);
 	deftab_clear(&r->stacks);
-	if (r->pidmap != NULL)
-		memset(r->pidmap, 0, r->pidmap_cap * 2 * sizeof(*r->pidmap));
-	r->pidmap_count = 0;
+	idmap_release(&r->pids);
 	r->trace = NULL;
 }
 
@@ -208,7 +206,6 @@ stream_reader_free(struct stream_reader *r)
 	free(r->threads.items);
 	free(r->images.items);
 	free(r->stacks.items);
-	free(r->pidmap);
 	free(r->cols);
 	free(r->rowcells);
 	free(r);
@@ -411,7 +408,7 @@ parse_trace(struct stream_reader *r, struct cursor *c, struct stream_trace *t)
 	t->events_lost = (uint32_t)cursor_var(c);
 	t->tz_bias_minutes = (int32_t)cursor_svar(c);
 	t->sample_interval_100ns = (uint32_t)cursor_var(c);
-	if ((copy = arena_alloc(r, sizeof(*copy))) == NULL)
+	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *t;
 	r->trace = copy;
@@ -428,7 +425,7 @@ parse_end(struct stream_reader *r, struct cursor *c, struct stream_end *e)
 	e->end_ns = cursor_var(c);
 	e->memory_bytes = cursor_var(c);
 	e->computer = get_str(r, c);
-	return 0;
+	return c->bad ? -1 : 0;
 }
 
 static int
@@ -438,7 +435,7 @@ parse_diag(struct stream_reader *r, struct cursor *c, struct stream_diag *d)
 	d->count = cursor_var(c);
 	d->first_offset = cursor_var(c);
 	d->bytes = cursor_var(c);
-	return 0;
+	return c->bad ? -1 : 0;
 }
 
 static int
@@ -481,43 +478,6 @@ parse_class(struct stream_reader *r, struct cursor *c, struct stream_class *k)
 	return deftab_set(&r->classes, k->id, copy);
 }
 
-static void
-pidmap_put(struct stream_reader *r, uint32_t pid, stream_id id)
-{
-	size_t i;
-
-	if ((r->pidmap_count + 1) * 2 > r->pidmap_cap) {
-		size_t cap = r->pidmap_cap ? r->pidmap_cap * 2 : 1024, j;
-		uint32_t *m = calloc(cap * 2, sizeof(*m));
-
-		if (m == NULL)
-			return;
-		/* Re-insert; slot pairs are {pid + 1, process id}. */
-		for (j = 0; j < r->pidmap_cap; j++) {
-			uint32_t k = r->pidmap ? r->pidmap[2 * j] : 0;
-
-			if (k == 0)
-				continue;
-			for (i = (k * 2654435761u) & (cap - 1); m[2 * i] != 0;
-			    i = (i + 1) & (cap - 1))
-				;
-			m[2 * i] = k;
-			m[2 * i + 1] = r->pidmap[2 * j + 1];
-		}
-		free(r->pidmap);
-		r->pidmap = m;
-		r->pidmap_cap = cap;
-	}
-	for (i = ((pid + 1) * 2654435761u) & (r->pidmap_cap - 1);
-	    r->pidmap[2 * i] != 0 && r->pidmap[2 * i] != pid + 1;
-	    i = (i + 1) & (r->pidmap_cap - 1))
-		;
-	if (r->pidmap[2 * i] == 0)
-		r->pidmap_count++;
-	r->pidmap[2 * i] = pid + 1;
-	r->pidmap[2 * i + 1] = id;
-}
-
 static int
 parse_process(struct stream_reader *r, struct cursor *c,
     struct stream_process *p)
@@ -535,7 +495,8 @@ parse_process(struct stream_reader *r, struct cursor *c,
 	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *p;
-	pidmap_put(r, p->pid, p->id);
+	if (idmap_put(&r->pids, p->pid, p->id) != 0)
+		return -1;
 	return deftab_set(&r->processes, p->id, copy);
 }
 
@@ -858,15 +819,9 @@ stream_current_trace(const struct stream_reader *r)
 const struct stream_process *
 stream_process_by_pid(const struct stream_reader *r, uint32_t pid)
 {
-	size_t i;
+	uint32_t id;
 
-	if (r->pidmap_cap == 0)
-		return NULL;
-	for (i = ((pid + 1) * 2654435761u) & (r->pidmap_cap - 1);
-	    r->pidmap[2 * i] != 0; i = (i + 1) & (r->pidmap_cap - 1))
-		if (r->pidmap[2 * i] == pid + 1)
-			return stream_process(r, r->pidmap[2 * i + 1]);
-	return NULL;
+	return idmap_get(&r->pids, pid, &id) ? stream_process(r, id) : NULL;
 }
 
 static const char *const kind_names[] = {

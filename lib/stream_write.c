@@ -16,7 +16,6 @@
 #include "intern.h"
 #include "stream.h"
 
-#define EVENT_HEAD_LEN 32	/* fixed part of an event body */
 #define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
 
@@ -25,6 +24,7 @@ struct stream_writer {
 	ZSTD_CCtx *cctx;
 	struct buf frame;	/* records not yet compressed */
 	struct buf rec;		/* the record being encoded */
+	struct buf str;		/* a string record, made while rec is in use */
 	struct buf zbuf;	/* compressed frame */
 	struct intern strings;
 	uint64_t records, events;
@@ -101,10 +101,22 @@ stream_writer_close(struct stream_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	buf_release(&w->frame);
 	buf_release(&w->rec);
+	buf_release(&w->str);
 	buf_release(&w->zbuf);
 	intern_release(&w->strings);
 	free(w);
 	return rc;
+}
+
+/* Stores the body length of the record in `b` in its record word. */
+static void
+set_body_len(struct buf *b)
+{
+	size_t body = b->len - 4;
+
+	b->data[1] = body & 0xff;
+	b->data[2] = (body >> 8) & 0xff;
+	b->data[3] = (body >> 16) & 0xff;
 }
 
 /* Starts encoding a record of `type` in w->rec; the length comes later. */
@@ -130,7 +142,7 @@ append_record(struct stream_writer *w, const unsigned char *rec, size_t len)
 	if (w->frame.oom)
 		return fail(w, ENOMEM);
 	w->records++;
-	if ((rec[0]) == REC_EVENT)
+	if (rec[0] == REC_EVENT)
 		w->events++;
 	return 0;
 }
@@ -139,15 +151,12 @@ static int
 rec_end(struct stream_writer *w)
 {
 	struct buf *b = &w->rec;
-	uint32_t body = (uint32_t)(b->len - 4);
 
 	if (b->oom)
 		return fail(w, ENOMEM);
 	if (b->len - 4 > STREAM_RECORD_MAX)
 		return fail(w, EMSGSIZE);
-	b->data[1] = body & 0xff;
-	b->data[2] = (body >> 8) & 0xff;
-	b->data[3] = (body >> 16) & 0xff;
+	set_body_len(b);
 	if (w->capturing) {
 		w->capturing = 0;
 		return 0;
@@ -168,12 +177,17 @@ stream_captured(const struct stream_writer *w, size_t *len)
 	return w->rec.data;
 }
 
-stream_id
-stream_intern_string(struct stream_writer *w, const char *text, size_t len)
+/*
+ * The id of `text` (NULL is "") in this section, writing a REC_STRING
+ * first if it is new; 0 on a write error.
+ */
+static stream_id
+intern_cstr(struct stream_writer *w, const char *text)
 {
+	size_t len = text ? strlen(text) : 0;
 	int added;
-	uint32_t id = intern_add(&w->strings, text, len, &added);
-	struct buf *b;
+	uint32_t id = intern_add(&w->strings, text ? text : "", len, &added);
+	struct buf *b = &w->str;
 
 	if (id == 0) {
 		fail(w, ENOMEM);
@@ -182,28 +196,25 @@ stream_intern_string(struct stream_writer *w, const char *text, size_t len)
 	if (!added)
 		return id;
 	/* The string record must not disturb a record being encoded. */
-	b = &(struct buf){ 0 };
+	b->len = 0;
 	buf_put_u32(b, REC_STRING);
 	buf_put_var(b, id);
 	buf_put_bytes(b, text, len);
 	if (b->oom) {
-		buf_release(b);
 		fail(w, ENOMEM);
 		return 0;
 	}
-	b->data[1] = (b->len - 4) & 0xff;
-	b->data[2] = ((b->len - 4) >> 8) & 0xff;
-	b->data[3] = ((b->len - 4) >> 16) & 0xff;
-	if (append_record(w, b->data, b->len) != 0)
-		id = 0;
-	buf_release(b);
-	return id;
+	set_body_len(b);
+	return append_record(w, b->data, b->len) == 0 ? id : 0;
 }
 
-static stream_id
-intern_cstr(struct stream_writer *w, const char *s)
+/* A HEADER starts a section: string ids and counts start again. */
+static void
+section_start(struct stream_writer *w)
 {
-	return stream_intern_string(w, s ? s : "", s ? strlen(s) : 0);
+	intern_clear(&w->strings);
+	memset(w->names, 0, sizeof(w->names));
+	w->records = w->events = 0;
 }
 
 int
@@ -211,9 +222,7 @@ stream_write_header(struct stream_writer *w, const char *producer)
 {
 	struct buf *b;
 
-	intern_clear(&w->strings);
-	memset(w->names, 0, sizeof(w->names));
-	w->records = w->events = 0;
+	section_start(w);
 	b = rec_begin(w, REC_HEADER);
 	buf_put(b, STREAM_MAGIC, sizeof(STREAM_MAGIC));
 	buf_put_u16(b, STREAM_VERSION_MAJOR);
@@ -467,9 +476,7 @@ encode_event(struct stream_writer *w, const struct stream_event *ev,
 		return -1;
 	if (b->len - 4 > STREAM_RECORD_MAX)
 		return -1;
-	b->data[1] = (b->len - 4) & 0xff;
-	b->data[2] = ((b->len - 4) >> 8) & 0xff;
-	b->data[3] = ((b->len - 4) >> 16) & 0xff;
+	set_body_len(b);
 	return 0;
 }
 
@@ -542,11 +549,8 @@ stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 {
 	struct buf *b = rec_begin(w, rec->type);
 
-	if (rec->type == REC_HEADER) {
-		intern_clear(&w->strings);
-		memset(w->names, 0, sizeof(w->names));
-		w->records = w->events = 0;
-	}
+	if (rec->type == REC_HEADER)
+		section_start(w);
 	/*
 	 * A string passed through keeps its id only if this writer hands
 	 * out the same one, which it does while every string is passed on.
@@ -557,16 +561,4 @@ stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 		return fail(w, EINVAL);
 	buf_put(b, rec->body, rec->body_len);
 	return rec_end(w);
-}
-
-uint64_t
-stream_writer_records(const struct stream_writer *w)
-{
-	return w->records;
-}
-
-uint64_t
-stream_writer_events(const struct stream_writer *w)
-{
-	return w->events;
 }

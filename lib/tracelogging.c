@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "tracelogging.h"
 #include "utf.h"
 
@@ -175,12 +176,7 @@ fail(struct tl_decoder *d, const char *fmt, ...)
 	return -1;
 }
 
-static unsigned
-le16(const unsigned char *p)
-{
-	return p[0] | (unsigned)p[1] << 8;
-}
-
+/* An integer of 1 to 8 bytes, as the InType or the pointer size says. */
 static uint64_t
 le(const unsigned char *p, size_t size)
 {
@@ -305,7 +301,7 @@ meta_u16(struct tl_decoder *d, struct tl_cursor *c, uint16_t *v)
 	if (c->len - c->pos < 2)
 		return fail(d, "metadata ends inside a field definition "
 		    "at metadata offset 0x%zx", c->pos);
-	*v = (uint16_t)le16(c->p + c->pos);
+	*v = le16(c->p + c->pos);
 	c->pos += 2;
 	return 0;
 }
@@ -584,7 +580,7 @@ dec_float(struct tl_decoder *d, struct value *val)
 
 	if ((p = take(d, 4)) == NULL)
 		return -1;
-	bits = (uint32_t)le(p, 4);
+	bits = le32(p);
 	memcpy(&x, &bits, sizeof(x));
 	val->type = VAL_F64;
 	val->v.f = x;
@@ -599,7 +595,7 @@ dec_double(struct tl_decoder *d, struct value *val)
 
 	if ((p = take(d, 8)) == NULL)
 		return -1;
-	bits = le(p, 8);
+	bits = le64(p);
 	val->type = VAL_F64;
 	memcpy(&val->v.f, &bits, sizeof(val->v.f));
 	return 0;
@@ -684,7 +680,7 @@ dec_filetime(struct tl_decoder *d, struct value *val)
 	if ((p = take(d, 8)) == NULL)
 		return -1;
 	val->type = VAL_UTC;
-	val->v.u = le(p, 8);
+	val->v.u = le64(p);
 	return 0;
 }
 
@@ -765,7 +761,7 @@ dec_sid(struct tl_decoder *d, struct value *val)
 		    (unsigned)h[0], (unsigned long long)auth);
 	for (i = 0; i < h[1]; i++)
 		len += (size_t)snprintf(out + len, cap - len, "-%lu",
-		    (unsigned long)le(sub + 4 * i, 4));
+		    (unsigned long)le32(sub + 4 * i));
 	scratch_commit(d, len + 1);
 	val->type = VAL_STR;
 	val->v.s.ptr = out;
@@ -890,12 +886,9 @@ decode_array(struct tl_decoder *d, size_t i)
 static int
 decode_custom(struct tl_decoder *d)
 {
-	const unsigned char *p;
 	struct value val;
-	size_t n;
 
-	if ((p = take_counted(d, &n)) == NULL ||
-	    set_bytes(d, &val, VAL_BYTES, p, n) == -1)
+	if (dec_bytes(d, &val) == -1)
 		return -1;
 	return add_field(d, &val);
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "utf.h"
 
 /* Windows-1252 0x80-0x9F; the five undefined codes map to themselves. */
@@ -13,12 +14,6 @@ static const uint16_t cp1252_c1[32] = {
 	0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
 	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178
 };
-
-static unsigned
-le16(const unsigned char *p)
-{
-	return p[0] | (unsigned)p[1] << 8;
-}
 
 static size_t
 utf8_len(uint32_t cp)
@@ -43,6 +38,15 @@ utf8_put(char *out, uint32_t cp, size_t len)
 		cp >>= 6;
 	}
 	out[0] = (char)(lead[len] | cp);
+}
+
+size_t
+utf8_encode(uint32_t cp, char out[4])
+{
+	size_t len = utf8_len(cp);
+
+	utf8_put(out, cp, len);
+	return len;
 }
 
 /*

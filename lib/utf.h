@@ -7,14 +7,16 @@
  * allocate, and never read outside in[0..in_len): a string that lacks its
  * NUL simply ends at in_len (etl-format.md section 8, pitfall 16).
  *
- * Output is always valid, NUL-terminated UTF-8 when cap > 0, and a
+ * Their output is always valid, NUL-terminated UTF-8 when cap > 0, and a
  * truncated result never ends in a partial UTF-8 sequence.  With cap == 0
- * nothing is written.
+ * nothing is written.  utf8_encode() is the encoder beneath them, for
+ * decoders that build text of their own (JSON escapes).
  */
 #ifndef UTF_H
 #define UTF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Converts UTF-16LE at in[0..in_len) to UTF-8, stopping after a NUL code
@@ -37,6 +39,14 @@ size_t utf16_to_utf8(const unsigned char *in, size_t in_len, char *out,
  */
 size_t ansi_to_utf8(const unsigned char *in, size_t in_len, char *out,
     size_t cap, size_t *consumed);
+
+/*
+ * Encodes code point cp as UTF-8 into out[0..4), NUL not included.  cp
+ * is not checked: a surrogate or a value above U+10FFFF gives a sequence
+ * that is not valid UTF-8.
+ * @return : the number of bytes written, 1 to 4.
+ */
+size_t utf8_encode(uint32_t cp, char out[4]);
 
 /*
  * @return : the length in bytes of the NUL-terminated UTF-16LE string at

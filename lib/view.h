@@ -1,8 +1,8 @@
 /*
  * view.h - the aggregations etlagg offers, one file each (view_*.c).
  *
- * A view sees every record of the input stream in order through
- * view_record() and, at the end, writes its tables with view_finish().
+ * A view sees every record of the input stream in order through its
+ * record() and, at the end, writes its tables with its finish().
  * Records are the reader's (see stream.h): a view copies what it keeps.
  * Views keep sums, counts and the like, so that tables of several inputs
  * could be merged.

@@ -59,25 +59,17 @@ static uint32_t
 stack_of(struct view *v, uint32_t parent, uint32_t label)
 {
 	uint64_t key = (uint64_t)parent << 32 | label;
+	struct stack *s;
 	uint32_t id;
 
 	if (idmap_get(&v->stack_index, key, &id))
 		return id;
-	if (v->nstacks == v->stackcap) {
-		size_t cap = v->stackcap ? v->stackcap * 2 : 1024;
-		struct stack *s = realloc(v->stacks, cap * sizeof(*s));
-
-		if (s == NULL)
-			return NONE;
-		v->stacks = s;
-		v->stackcap = cap;
-	}
 	id = (uint32_t)v->nstacks;
-	if (idmap_put(&v->stack_index, key, id) != 0)
+	if ((s = query_slot(&v->stacks, &v->stackcap, id, sizeof(*s))) ==
+	    NULL || idmap_put(&v->stack_index, key, id) != 0)
 		return NONE;
-	v->stacks[id].parent = parent;
-	v->stacks[id].label = label;
-	v->stacks[id].ns = 0;
+	s->parent = parent;
+	s->label = label;
 	v->nstacks++;
 	return id;
 }
@@ -90,18 +82,9 @@ add_interval(struct view *v, const struct query_event *q)
 	struct node *n;
 	size_t i, k;
 
-	if (t == NULL)
+	if (t == NULL || v->nnodes >= NONE || (n = query_slot(&v->nodes,
+	    &v->nodecap, (uint32_t)v->nnodes, sizeof(*n))) == NULL)
 		return -1;
-	if (v->nnodes == v->nodecap) {
-		size_t cap = v->nodecap ? v->nodecap * 2 : 4096;
-
-		if (cap > NONE || (n = realloc(v->nodes,
-		    cap * sizeof(*n))) == NULL)
-			return -1;
-		v->nodes = n;
-		v->nodecap = cap;
-	}
-	n = &v->nodes[v->nnodes];
 	n->self = q->end - q->start;
 	n->parent = NONE;
 	n->label = q->label;

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
 #include "intern.h"
 #include "view.h"
+
+/* A class key: guid, hook, id, version, opcode, then the two names. */
+#define NAMES_AT	26
 
 struct view {
 	struct intern keys;		/* identity -> row */
@@ -27,16 +29,16 @@ struct view {
 static size_t
 class_key(const struct stream_class *c, unsigned char *key, size_t cap)
 {
-	size_t plen = strlen(c->provider), elen = strlen(c->event), n = 0;
+	size_t plen = strlen(c->provider), elen = strlen(c->event), n;
 
-	if (40 + plen + elen > cap)
+	if (NAMES_AT + plen + 1 + elen > cap)
 		plen = elen = 0;
 	memcpy(key, c->guid, 16);
 	memcpy(key + 16, &c->hook, 4);
 	memcpy(key + 20, &c->event_id, 4);
 	key[24] = c->version;
 	key[25] = c->opcode;
-	n = 26;
+	n = NAMES_AT;
 	memcpy(key + n, c->provider, plen);
 	n += plen;
 	key[n++] = 0;
@@ -136,7 +138,8 @@ cmp_rows(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	if ((c = memcmp(x->key + 26, y->key + 26, n > 26 ? n - 26 : 0)) != 0)
+	if ((c = memcmp(x->key + NAMES_AT, y->key + NAMES_AT,
+	    n - NAMES_AT)) != 0)
 		return c;
 	return x->len < y->len ? -1 : x->len > y->len;
 }
@@ -145,8 +148,8 @@ static int
 write_row(struct stream_writer *w, const struct row *row)
 {
 	const unsigned char *k = row->key;
-	const char *provider = (const char *)k + 26;
-	size_t plen = strnlen(provider, row->len - 26);
+	const char *provider = (const char *)k + NAMES_AT;
+	size_t plen = strnlen(provider, row->len - NAMES_AT);
 	int32_t hook, event_id;
 	char hookbuf[12];
 	struct value cells[8];
@@ -159,7 +162,7 @@ write_row(struct stream_writer *w, const struct row *row)
 	    (const char *)k, 16 } };
 	cells[1] = (struct value){ .type = VAL_STR, .v.s = { provider, plen } };
 	cells[2] = (struct value){ .type = VAL_STR, .v.s = { provider + plen +
-	    1, row->len - 26 - plen - 1 } };
+	    1, row->len - NAMES_AT - plen - 1 } };
 	if (hook >= 0) {
 		snprintf(hookbuf, sizeof(hookbuf), "0x%04x", hook);
 		cells[3] = (struct value){ .type = VAL_STR,

@@ -69,10 +69,8 @@ run "zstd -1" "zstd -1 -q -c '$trace'" zstd
 run "etlcat" "etlcat -q '$trace'" etlcat
 run "etlcat | etlagg stats | etlreport -f csv" \
     "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
-if command -v etlfilter >/dev/null && etlagg --help | grep -q '^  cpu'; then
-	run "etlcat | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" \
-	    "etlcat -q '$trace' | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" cpu
-fi
+run "etlcat | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" \
+    "etlcat -q '$trace' | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" cpu
 awk -v e="$events" -v a="$secs_etlcat" -v z="$secs_zstd" 'BEGIN {
 	printf "etlcat: %.2f M events/s; %.2fx the time of zstd -1\n",
 	    e / a / 1e6, a / z }'

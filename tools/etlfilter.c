@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "filter.h"
+#include "platform.h"
 #include "stream.h"
 
 #define PRODUCER "etlfilter 0.1"
@@ -133,38 +134,15 @@ scan_input(struct filter *f, struct stream_reader *r, FILE *fp,
 }
 
 /*
- * Standard input read twice is first copied to a temporary file: memory
- * stays flat however long the stream.  @return : NULL on failure.
+ * Opens an input for one pass, or for two (then seekable: standard input
+ * is copied to a temporary file, so memory stays flat however long).
  */
-static FILE *
-spool(FILE *in)
-{
-	FILE *tmp = tmpfile();
-	char buf[1 << 16];
-	size_t n;
-
-	if (tmp == NULL)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, tmp) != n) {
-			fclose(tmp);
-			return NULL;
-		}
-	if (ferror(in) || fflush(tmp) != 0) {
-		fclose(tmp);
-		return NULL;
-	}
-	rewind(tmp);
-	return tmp;
-}
-
-/* Opens an input for one pass, or for two (then seekable). */
 static FILE *
 open_input(const char *path, int two_passes)
 {
 	if (strcmp(path, "-") != 0)
 		return fopen(path, "rb");
-	return two_passes ? spool(stdin) : stdin;
+	return two_passes ? platform_spool(stdin) : stdin;
 }
 
 /* Filters one input.  @return : CLI_OK or CLI_DATA_ERROR. */

@@ -80,13 +80,14 @@ heap_handle(const struct sim *s, int heap)
 	return layout(s)->heap_base[heap];
 }
 
+/* The stack of a memory event of thread t, as stacks_event() writes it. */
 static void
-heap_stack(struct sim *s, int cpu, uint64_t ts, const struct thread *t,
-    enum chain_id tail)
+memory_stack(struct sim *s, int cpu, uint64_t ts, const struct thread *t,
+    enum chain_id kernel, enum chain_id tail)
 {
 	const struct proc *p = &s->procs[t->proc];
 
-	stacks_event(&s->stacks, cpu, ts, p->pid, t->tid, NO_CHAIN, p->prog,
+	stacks_event(&s->stacks, cpu, ts, p->pid, t->tid, kernel, p->prog,
 	    t->body, tail);
 }
 
@@ -114,7 +115,7 @@ heap_alloc(struct sim *s, int cpu, struct thread *t, int heap, int slot)
 	p->heap_outstanding += b->size;
 	kev_heap_alloc(s->w, cpu, p->pid, t->tid, ts, heap_handle(s, heap),
 	    b->size, b->address);
-	heap_stack(s, cpu, ts, t, CH_TAIL_ALLOC);
+	memory_stack(s, cpu, ts, t, NO_CHAIN, CH_TAIL_ALLOC);
 }
 
 /* Grows a block, in place when it still fits its window. */
@@ -134,7 +135,7 @@ heap_realloc(struct sim *s, int cpu, struct thread *t, int heap, int slot)
 	p->heap_outstanding += b->size - old_size;
 	kev_heap_realloc(s->w, cpu, p->pid, t->tid, ts, heap_handle(s, heap),
 	    b->address, old_address, b->size, old_size);
-	heap_stack(s, cpu, ts, t, CH_TAIL_REALLOC);
+	memory_stack(s, cpu, ts, t, NO_CHAIN, CH_TAIL_REALLOC);
 }
 
 static void
@@ -148,7 +149,7 @@ heap_free(struct sim *s, int cpu, struct thread *t, int slot)
 	p->heap_outstanding -= b->size;
 	kev_heap_free(s->w, cpu, p->pid, t->tid, ts, heap_handle(s, b->heap),
 	    b->address);
-	heap_stack(s, cpu, ts, t, CH_TAIL_FREE);
+	memory_stack(s, cpu, ts, t, NO_CHAIN, CH_TAIL_FREE);
 }
 
 /*
@@ -188,16 +189,6 @@ memory_heap_destroy(struct sim *s, int cpu, int thread, int heap)
 }
 
 static void
-region_stack(struct sim *s, int cpu, uint64_t ts, const struct thread *t,
-    enum chain_id kernel, enum chain_id tail)
-{
-	const struct proc *p = &s->procs[t->proc];
-
-	stacks_event(&s->stacks, cpu, ts, p->pid, t->tid, kernel, p->prog,
-	    t->body, tail);
-}
-
-static void
 region_alloc(struct sim *s, int cpu, struct thread *t, int slot,
     uint64_t min_size, uint64_t max_size)
 {
@@ -216,7 +207,7 @@ region_alloc(struct sim *s, int cpu, struct thread *t, int slot,
 	ts = sim_stamp(s);
 	kev_virtual(s->w, cpu, HOOK_VIRTUAL_ALLOC, ts, r->base, r->size,
 	    p->pid, MEM_COMMIT | MEM_RESERVE);
-	region_stack(s, cpu, ts, t, CH_K_VIRTUAL_ALLOC,
+	memory_stack(s, cpu, ts, t, CH_K_VIRTUAL_ALLOC,
 	    CH_TAIL_VIRTUAL_ALLOC);
 }
 
@@ -231,7 +222,7 @@ region_free(struct sim *s, int cpu, struct thread *t, int slot)
 	p->freed += r->size;
 	kev_virtual(s->w, cpu, HOOK_VIRTUAL_FREE, ts, r->base, r->size,
 	    p->pid, MEM_RELEASE);
-	region_stack(s, cpu, ts, t, CH_K_VIRTUAL_FREE, CH_TAIL_VIRTUAL_FREE);
+	memory_stack(s, cpu, ts, t, CH_K_VIRTUAL_FREE, CH_TAIL_VIRTUAL_FREE);
 }
 
 /*

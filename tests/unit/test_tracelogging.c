@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 
+#include "buf.h"
 #include "harness.h"
 #include "tracelogging.h"
 
@@ -1017,18 +1018,6 @@ struct walk {
 	size_t		compressed;	/* buffers left unread */
 };
 
-static unsigned
-le16(const unsigned char *p)
-{
-	return p[0] | (unsigned)p[1] << 8;
-}
-
-static unsigned long
-le32(const unsigned char *p)
-{
-	return le16(p) | (unsigned long)le16(p + 2) << 16;
-}
-
 /* The size of the event at e (3.1), or 0 for a kind we cannot skip. */
 static size_t
 event_size(const unsigned char *e)
@@ -1121,14 +1110,6 @@ corpus_etl(const char *name, size_t *len)
 	return harness_slurp(path, len);
 }
 
-static void
-format_guid(const unsigned char *g, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%08lx-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-	    le32(g), le16(g + 4), le16(g + 6), g[8], g[9], g[10], g[11],
-	    g[12], g[13], g[14], g[15]);
-}
-
 /* A FILETIME as PerfView prints it: yy/mm/dd hh:mm:ss.ff (UTC). */
 static void
 format_filetime(uint64_t ft, char *buf, size_t cap)
@@ -1207,7 +1188,7 @@ check_planet(const struct tl_event *ev, const struct planet *pl)
 	CHECK(v->type == VAL_U64 && v->v.u == pl->u64);
 	v = field(ev, "guid_type");
 	REQUIRE(v->type == VAL_GUID && v->v.s.len == 16);
-	format_guid((const unsigned char *)v->v.s.ptr, buf, sizeof(buf));
+	value_format_guid((const unsigned char *)v->v.s.ptr, buf);
 	CHECK(strncmp(buf, pl->guid, strlen(pl->guid)) == 0);
 	v = field(ev, "file_time_type");
 	REQUIRE(v->type == VAL_UTC);

@@ -299,6 +299,30 @@ test_ansi_truncation(void)
 	CHECK_EQ_INT(used, 4);
 }
 
+/* The first and last code points of each length. */
+static void
+test_utf8_encode(void)
+{
+	static const struct {
+		uint32_t cp;
+		const char *utf8;
+	} cases[] = {
+		{ 0x01, "\x01" }, { 0x7F, "\x7f" },
+		{ 0x80, "\xc2\x80" }, { 0x7FF, "\xdf\xbf" },
+		{ 0x800, "\xe0\xa0\x80" }, { 0xFFFF, "\xef\xbf\xbf" },
+		{ 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x10FFFF, "\xf4\x8f\xbf\xbf" },
+	};
+	char out[4];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = strlen(cases[i].utf8);
+		CHECK_EQ_INT(utf8_encode(cases[i].cp, out), n);
+		CHECK(memcmp(out, cases[i].utf8, n) == 0);
+	}
+}
+
 int
 main(void)
 {
@@ -315,5 +339,6 @@ main(void)
 	RUN(test_ansi_bad_utf8_forms);
 	RUN(test_ansi_missing_nul);
 	RUN(test_ansi_truncation);
+	RUN(test_utf8_encode);
 	HARNESS_EXIT();
 }
