@@ -46,6 +46,25 @@ buf_put_str(struct buf *b, const char *s)
 	buf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
 }
 
+void *
+array_slot(void *arrayp, size_t *cap, size_t i, size_t size)
+{
+	void **array = arrayp;
+	size_t n = *cap ? *cap : 256;
+	char *p;
+
+	if (i < *cap)
+		return (char *)*array + i * size;
+	while (n <= i)
+		n *= 2;
+	if ((p = realloc(*array, n * size)) == NULL)
+		return NULL;
+	memset(p + *cap * size, 0, (n - *cap) * size);
+	*array = p;
+	*cap = n;
+	return p + i * size;
+}
+
 void
 cursor_init(struct cursor *c, const void *p, size_t len)
 {

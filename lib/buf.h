@@ -125,6 +125,14 @@ buf_put_svar(struct buf *b, int64_t v)
 void buf_put_bytes(struct buf *b, const void *p, size_t n);
 void buf_put_str(struct buf *b, const char *s);	/* NULL is "" */
 
+/*
+ * Element i of an array of `size`-byte elements (a table by id), growing
+ * the array, zeroed, to hold i.  `arrayp` is the address of the array
+ * pointer and *cap its length in elements.
+ * @return : the element, or NULL if out of memory.
+ */
+void *array_slot(void *arrayp, size_t *cap, size_t i, size_t size);
+
 struct cursor {
 	const unsigned char *p, *end;
 	int bad;		/* a read ran past the end or was malformed */

@@ -15,6 +15,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "buf.h"
 #include "filter.h"
 #include "idmap.h"
 
@@ -601,24 +602,6 @@ new_section(struct filter *f)
 
 /* Makes room for the note of PROCESS `id`. */
 static int
-grow_notes(struct section *s, stream_id id)
-{
-	size_t cap = s->cap ? s->cap : 64;
-	struct proc_note *procs;
-
-	if (id < s->cap)
-		return 0;
-	while (cap <= id)
-		cap *= 2;
-	if ((procs = realloc(s->procs, cap * sizeof(*procs))) == NULL)
-		return -1;
-	memset(procs + s->cap, 0, (cap - s->cap) * sizeof(*procs));
-	s->procs = procs;
-	s->cap = cap;
-	return 0;
-}
-
-static int
 note_process(struct filter *f, const struct stream_reader *r,
     const struct stream_process *p)
 {
@@ -629,7 +612,7 @@ note_process(struct filter *f, const struct stream_reader *r,
 
 	if (p->id == 0)
 		return 0;
-	if (grow_notes(s, p->id) != 0)
+	if (array_slot(&s->procs, &s->cap, p->id, sizeof(*s->procs)) == NULL)
 		return -1;
 	n = &s->procs[p->id];
 	memset(n, 0, sizeof(*n));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "html_queries.h"
 #include "markup.h"
 #include "mmprof_decode.h"
@@ -118,7 +119,7 @@ new_node(struct html_queries *h, const struct query_event *q)
 {
 	struct node *n;
 
-	if (h->nnodes >= NONE || (n = query_slot(&h->nodes, &h->nodecap,
+	if (h->nnodes >= NONE || (n = array_slot(&h->nodes, &h->nodecap,
 	    (uint32_t)h->nnodes, sizeof(*n))) == NULL)
 		return NONE;
 	n->ns = q->end - q->start;
@@ -215,7 +216,7 @@ close_section(struct html_queries *h)
 
 		if (t->n == 0)
 			continue;
-		if ((tr = query_slot(&h->trees, &h->treecap,
+		if ((tr = array_slot(&h->trees, &h->treecap,
 		    (uint32_t)h->ntrees, sizeof(*tr))) == NULL)
 			return -1;
 		h->ntrees++;

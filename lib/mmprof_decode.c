@@ -467,25 +467,6 @@ query_crate_name(const char *cmdline, size_t *len)
 	return p;
 }
 
-void *
-query_slot(void *arrayp, size_t *cap, uint32_t i, size_t size)
-{
-	void **array = arrayp;
-	size_t n = *cap ? *cap : 256;
-	char *p;
-
-	if (i < *cap)
-		return (char *)*array + (size_t)i * size;
-	while (n <= i)
-		n *= 2;
-	if ((p = realloc(*array, n * size)) == NULL)
-		return NULL;
-	memset(p + *cap * size, 0, (n - *cap) * size);
-	*array = p;
-	*cap = n;
-	return p + (size_t)i * size;
-}
-
 /* Looks a class up once a section: its label id and kind. */
 static struct query_class *
 class_info(struct query_input *in, const struct stream_reader *r,
@@ -494,7 +475,7 @@ class_info(struct query_input *in, const struct stream_reader *r,
 	struct query_class *qc;
 
 	*c = stream_class(r, cls);
-	if ((qc = query_slot(&in->classes, &in->ncap, cls,
+	if ((qc = array_slot(&in->classes, &in->ncap, cls,
 	    sizeof(*qc))) == NULL)
 		return NULL;
 	if (qc->label == 0) {

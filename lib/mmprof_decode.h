@@ -128,12 +128,6 @@ void query_input_release(struct query_input *in);
  */
 const char *query_crate_name(const char *cmdline, size_t *len);
 
-/*
- * Element i of an array of `size`-byte elements (a table by label or
- * class id), growing it, zeroed, to hold i.  `arrayp` is the address of
- * the array pointer.  @return : the element, or NULL if out of memory.
- */
-void *query_slot(void *arrayp, size_t *cap, uint32_t i, size_t size);
 
 /* One finished event waiting for its parent; `node` is the caller's. */
 struct query_pending {

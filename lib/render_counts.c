@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "mmprof_decode.h"
 #include "render.h"
 
@@ -59,7 +60,7 @@ close_section(struct render *rd)
 static int
 add_event(struct render *rd, const struct query_event *q)
 {
-	struct count *c = query_slot(&rd->rows, &rd->cap, q->label,
+	struct count *c = array_slot(&rd->rows, &rd->cap, q->label,
 	    sizeof(*c));
 
 	if (c == NULL)

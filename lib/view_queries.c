@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "mmprof_decode.h"
 #include "view.h"
 
@@ -84,7 +85,7 @@ struct view {
 static struct row *
 row_of(struct acc *a, uint32_t label)
 {
-	return query_slot(&a->rows, &a->cap, label, sizeof(struct row));
+	return array_slot(&a->rows, &a->cap, label, sizeof(struct row));
 }
 
 /* Summarize's step 2: a direct child's time leaves its parent's row. */

@@ -65,7 +65,7 @@ stack_of(struct view *v, uint32_t parent, uint32_t label)
 	if (idmap_get(&v->stack_index, key, &id))
 		return id;
 	id = (uint32_t)v->nstacks;
-	if ((s = query_slot(&v->stacks, &v->stackcap, id, sizeof(*s))) ==
+	if ((s = array_slot(&v->stacks, &v->stackcap, id, sizeof(*s))) ==
 	    NULL || idmap_put(&v->stack_index, key, id) != 0)
 		return NONE;
 	s->parent = parent;
@@ -82,7 +82,7 @@ add_interval(struct view *v, const struct query_event *q)
 	struct node *n;
 	size_t i, k;
 
-	if (t == NULL || v->nnodes >= NONE || (n = query_slot(&v->nodes,
+	if (t == NULL || v->nnodes >= NONE || (n = array_slot(&v->nodes,
 	    &v->nodecap, (uint32_t)v->nnodes, sizeof(*n))) == NULL)
 		return -1;
 	n->self = q->end - q->start;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "intern.h"
 #include "view.h"
 
@@ -55,22 +56,6 @@ stats_create(int argc, char *argv[], int *used)
 }
 
 static int
-grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 256;
-	void *q;
-
-	while (n <= need)
-		n *= 2;
-	if ((q = realloc(*p, n * size)) == NULL)
-		return -1;
-	memset((char *)q + *cap * size, 0, (n - *cap) * size);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-static int
 add_class(struct view *v, const struct stream_class *c)
 {
 	unsigned char key[1024];
@@ -79,11 +64,10 @@ add_class(struct view *v, const struct stream_class *c)
 
 	if (row == 0)
 		return -1;
-	if (row >= v->cap && grow((void **)&v->counts, &v->cap, row,
-	    sizeof(*v->counts)) != 0)
+	if (array_slot(&v->counts, &v->cap, row, sizeof(*v->counts)) == NULL)
 		return -1;
-	if (c->id >= v->class_cap && grow((void **)&v->row_of_class,
-	    &v->class_cap, c->id, sizeof(*v->row_of_class)) != 0)
+	if (array_slot(&v->row_of_class, &v->class_cap, c->id,
+	    sizeof(*v->row_of_class)) == NULL)
 		return -1;
 	v->row_of_class[c->id] = row;
 	return 0;
