@@ -569,6 +569,17 @@ unescape(struct mmprof_reader *r, const char *p, struct buf *out)
 		return p + 1;
 	}
 	if (*p == 'u' && (q = scan_hex(p + 1, 4, 0, &c)) != NULL) {
+		uint32_t low;
+		const char *after;
+
+		/* A surrogate pair is one character, written as two escapes. */
+		if (c >= 0xd800 && c < 0xdc00 && q[0] == '\\' && q[1] == 'u' &&
+		    (after = scan_hex(q + 2, 4, 0, &low)) != NULL &&
+		    low >= 0xdc00 && low < 0xe000) {
+			c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+			q = after;
+		} else if (c >= 0xd800 && c < 0xe000)
+			c = 0xfffd;	/* a lone surrogate is not a character */
 		put_utf8(out, c);
 		return q;
 	}

@@ -433,6 +433,31 @@ test_metadata_lenient(void)
 	pb_release(&b);
 }
 
+/* JSON escapes a character above U+FFFF as a surrogate pair. */
+static void
+test_metadata_surrogates(void)
+{
+	struct pb b;
+	struct kinds k;
+	struct mmprof_reader *r;
+	const struct mmprof_metadata *m;
+	unsigned char *file;
+	size_t len;
+
+	pb_init(&b, 9);
+	pb_start(&b, &k, "{ \"start_time\": 1, \"process_id\": 7, "
+	    "\"cmd\": \"a\\ud83d\\ude00b \\ud800c\" }");
+	file = pb_file(&b, 1 << 16, &len);
+	REQUIRE((r = open_profile(file, len)) != NULL);
+	m = mmprof_reader_metadata(r);
+	/* U+1F600 as one 4-byte sequence; a lone surrogate as U+FFFD. */
+	CHECK_EQ_STR(m->cmd, "a\xf0\x9f\x98\x80" "b \xef\xbf\xbd" "c");
+	CHECK(!m->json_invalid);
+	mmprof_reader_free(r);
+	free(file);
+	pb_release(&b);
+}
+
 /* Whether `cut` falls between two pages of the file. */
 static int
 page_boundary(const unsigned char *file, size_t len, size_t cut)
@@ -898,6 +923,7 @@ main(void)
 	RUN(test_index_last_wins);
 	RUN(test_bad_strings);
 	RUN(test_metadata_lenient);
+	RUN(test_metadata_surrogates);
 	RUN(test_truncated);
 	RUN(test_queries_view);
 	RUN(test_queries_merge);
