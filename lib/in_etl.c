@@ -53,7 +53,6 @@ struct openbuf {
 struct etl_reader {
 	const unsigned char *data;
 	size_t len;
-	const char *name;
 	struct etl_header header;
 	struct etl_counts counts;
 
@@ -558,14 +557,13 @@ etl_probe(const unsigned char *data, size_t len)
 
 enum etl_status
 etl_reader_open_mem(struct etl_reader *r, const unsigned char *data,
-    size_t len, const char *name)
+    size_t len)
 {
 	uint64_t off = 0, dropped = 0;
 	int warned = 0;
 
 	r->data = data;
 	r->len = len;
-	r->name = name;
 	r->counts.bytes = len;
 	if (!etl_probe(data, len) || read_trace_header(r) != 0) {
 		set_error(r, 0, "not an ETL file");

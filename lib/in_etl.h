@@ -88,12 +88,13 @@ void etl_reader_free(struct etl_reader *r);
 
 /*
  * Opens `len` bytes of an .etl file: indexes its buffers and reads the
- * trace header.  `name` is used in messages.
+ * trace header.  Messages (etl_reader_error()) give offsets; the caller
+ * names the file.
  * @return : ETL_OK, ETL_WARN (some buffers unreadable; see the error
  *	text and the counters), or ETL_FATAL (not an .etl file).
  */
 enum etl_status etl_reader_open_mem(struct etl_reader *r,
-    const unsigned char *data, size_t len, const char *name);
+    const unsigned char *data, size_t len);
 
 const struct etl_header *etl_reader_header(const struct etl_reader *r);
 

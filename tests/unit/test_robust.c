@@ -42,7 +42,7 @@ decode(const unsigned char *data, size_t len, FILE *out)
 
 	if (r == NULL || w == NULL)
 		return -1;
-	if (etl_reader_open_mem(r, data, len, "fuzz") != ETL_FATAL &&
+	if (etl_reader_open_mem(r, data, len) != ETL_FATAL &&
 	    stream_write_header(w, "test") == 0 &&
 	    (d = etw_decoder_new(w, etl_reader_header(r), "fuzz")) != NULL) {
 		while ((st = etl_reader_next(r, &ev)) != ETL_EOF)
