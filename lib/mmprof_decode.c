@@ -294,7 +294,7 @@ list_problems(const struct mmprof_counts *c, struct problem *p)
 		{ c->tail_bytes > 0, c->tail_bytes, 0,
 		    "partial event record at the end" },
 		{ c->unknown_ids, 0, 0,
-		    "string ids without a string, shown as <unknown>" },
+		    "note: string ids without a string, shown as <unknown>" },
 		{ c->missing_strings, 0, 1, "string ids past the end of the "
 		    "string data (the profile is cut short), shown as <unknown>" },
 		{ c->invalid_strings, 0, 1, "unterminated or too deeply nested "

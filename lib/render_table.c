@@ -22,6 +22,9 @@ struct render {
 	size_t ncols;
 	struct value cells[STREAM_EVENT_FIELDS_MAX];
 	struct buf fields;	/* "name=value; ..." of one event */
+	struct render_options opt;
+	FILE *fp;
+	int text;
 };
 
 static struct render *
@@ -29,9 +32,12 @@ table_open(FILE *fp, const char *format, const struct render_options *opt)
 {
 	struct render *rp = calloc(1, sizeof(*rp));
 
-	(void)opt;
 	if (rp == NULL)
 		return NULL;
+	if (opt != NULL)
+		rp->opt = *opt;
+	rp->text = strcmp(format, "text") == 0;
+	rp->fp = fp;
 	if ((rp->o = out_open(format, fp)) == NULL ||
 	    (strcmp(format, "text") == 0 &&
 	    (rp->sum = summarize_open(fp)) == NULL)) {
@@ -211,6 +217,9 @@ table_close(struct render *rp)
 		rc = -1;
 	if (out_close(rp->o) != 0)
 		rc = -1;
+	/* A footer under the text; csv and jsonl have etlreport's warning. */
+	if (rp->text)
+		render_loss_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
 	buf_release(&rp->fields);
 	free(rp);
 	return rc;

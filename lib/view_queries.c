@@ -346,7 +346,7 @@ read_base(struct view *v)
 	int rc = 0;
 
 	if (fp == NULL) {
-		fprintf(stderr, "queries: --diff %s: %s\n", v->base,
+		view_warn("queries: --diff %s: %s", v->base,
 		    strerror(errno));
 		return -1;
 	}
@@ -360,10 +360,10 @@ read_base(struct view *v)
 		rc = queries_record(v, r, &rec);
 	acc_close(v->cur);
 	if (st == STREAM_ERROR)
-		fprintf(stderr, "queries: --diff %s\n", stream_reader_error(r));
+		view_warn("queries: --diff %s", stream_reader_error(r));
 	else if (stream_reader_truncated(r))
-		fprintf(stderr, "queries: --diff %s: stream ends without its end "
-		    "record (truncated); using what it holds\n", v->base);
+		view_warn("queries: --diff %s: stream ends without its end "
+		    "record (truncated); using what it holds", v->base);
 	v->cur = &v->acc[1];
 	v->ntabs = 0;
 	stream_reader_free(r);
@@ -373,14 +373,19 @@ read_base(struct view *v)
 
 static void queries_destroy(struct view *v);
 
+static const char *const tables[] = {
+	"queries", "queries_total", "queries_artifacts", NULL
+};
+
+static const struct option longopts[] = {
+	{ "diff", required_argument, NULL, 'd' },
+	{ "merge", no_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 queries_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "diff", required_argument, NULL, 'd' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	int ch, bad = 0;
 
@@ -742,6 +747,8 @@ const struct view_ops view_queries_ops = {
 	.usage = "[--merge] [--diff base]",
 	.summary = "rustc self-profile: time, count and cache hits per query "
 	    "(measureme summarize)",
+	.options = longopts,
+	.tables = tables,
 	.create = queries_create,
 	.record = queries_record,
 	.finish = queries_finish,
