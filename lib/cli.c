@@ -190,7 +190,7 @@ cli_close_output(FILE *fp, const char *path, int keep)
 	if (out_tmp == NULL)
 		return CLI_OK;
 	if (!keep) {
-		cli_warn("%s: left as it was: no input could be read", path);
+		cli_warn("%s: not written: no input could be read", path);
 		return CLI_OK;
 	}
 	if (platform_replace(out_tmp, path) != 0)
@@ -263,7 +263,7 @@ cli_loss_summary(const char *name, const struct loss *l)
 	if (!loss_any(l))
 		return;
 	loss_format(l, text, sizeof(text));
-	cli_warn("%s: input lost %s", name, text);
+	cli_warn("%s: lossy input: %s", name, text);
 }
 
 int

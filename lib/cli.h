@@ -66,8 +66,8 @@ void cli_write_error(const char *path);
  * Reading the inputs of a tool that reads event streams: each one in
  * turn through the same reader, with a progress line on a terminal, an
  * empty or non-stream input refused, and a one-line summary on stderr
- * of what the input's DIAG records say it lost ("etlagg: a.st: input
- * lost 12 events lost by the logger").  `loss` sums up every input's
+ * of what the input's DIAG records say it lost ("etlagg: a.st: lossy
+ * input: 12 events lost by the logger").  `loss` sums up every input's
  * (inputs cut short count in loss.cut), for the tool to pass on or to
  * note under its tables.
  */
@@ -117,7 +117,7 @@ int cli_input_close(struct cli_inputs *in, int st);
 int cli_stream_status(const struct stream_reader *r, int st, const char *name);
 
 /*
- * The one-line summary of a loss on stderr: "prog: name: input lost ..."
+ * The one-line summary of a loss on stderr: "prog: name: lossy input: ..."
  * (nothing if nothing was lost).
  */
 void cli_loss_summary(const char *name, const struct loss *l);

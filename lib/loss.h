@@ -21,7 +21,7 @@
 
 #include "stream.h"
 
-#define LOSS_KINDS	6
+#define LOSS_KINDS	12
 #define LOSS_WHAT_MAX	80
 
 struct loss {

@@ -46,7 +46,7 @@ int
 render_loss_note(FILE *fp, const struct render_options *opt, int markup,
     const char *before, const char *after)
 {
-	static const char lead[] = "computed from input that lost ";
+	static const char lead[] = "computed from lossy input: ";
 	char text[512];
 	size_t len;
 

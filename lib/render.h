@@ -64,7 +64,7 @@ const struct render_format *render_find(const char *name);
 void render_list(FILE *fp);
 
 /*
- * Writes `before`, "computed from input that lost ...", `after` if
+ * Writes `before`, "computed from lossy input: ...", `after` if
  * opt->loss holds anything (as markup text when `markup`).
  * @return : 1 if it wrote, else 0.
  */

@@ -82,6 +82,10 @@ summarize(const char *name, const struct etl_reader *r,
 	    s->bad_tracelogging, 0);
 	lost(&l, "events lost by the logger", h->events_lost, 0);
 	lost(&l, "buffers lost by the logger", h->buffers_lost, 0);
+	lost(&l, "buffers flagged as losing events", c->lost_flagged, 0);
+	lost(&l, "stack walks without an owner event", s->stacks_orphaned, 0);
+	lost(&l, "stack keys never defined", s->keys_unresolved, 0);
+	lost(&l, "ImageID events without an image", s->image_ids_unjoined, 0);
 	if (o->verbose)
 		cli_warn("%s: %llu events in %llu buffers (%llu compressed); "
 		    "%llu stacks attached", name,

@@ -112,7 +112,7 @@ check_eq idempotent-invert "$(cmp -s "$tmp/got-v" "$tmp/got2" && echo same)" sam
 # the trace lost (its stack walks without an owner), passed on.
 if etlagg stats "$tmp/pv.zst" >"$tmp/stats.zst" 2>"$tmp/err" &&
     etlreport -o /dev/null "$tmp/stats.zst" 2>>"$tmp/err" &&
-    ! grep -v ': input lost [0-9]* stack walks without an owner event$' \
+    ! grep -v ': lossy input: [0-9]* stack walks without an owner event$' \
     "$tmp/err"; then
 	pass valid-stream
 else
@@ -120,7 +120,7 @@ else
 fi
 cat "$tmp/pv.zst" "$tmp/nopv.zst" | etlfilter -o /dev/null 2>"$tmp/err"
 check_eq concatenated-outputs "$? $(cat "$tmp/err")" "0 etlfilter: (stdin): \
-input lost 22 stack walks without an owner event"
+lossy input: 22 stack walks without an owner event"
 
 # Children: descendants through the ppid of process events, by pid (no
 # pid is reused in this trace), from the tree awk builds.

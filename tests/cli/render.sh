@@ -36,7 +36,7 @@ LC_ALL=C sort -c -u "$tmp/keys" 2>/dev/null && pass folded-sorted ||
 
 # Nothing to draw: a table without a stack column.
 etlagg stats "$tmp/t.zst" | etlreport -f folded >/dev/null 2>"$tmp/err"
-check_eq folded-nothing "$?:$(grep -v ': input lost ' "$tmp/err")" \
+check_eq folded-nothing "$?:$(grep -v ': lossy input: ' "$tmp/err")" \
     "1:etlreport: nothing to draw \
 as folded: no table with a stack column and an integer weight column"
 etlreport -f html "$tmp/stacks.zst" >/dev/null 2>"$tmp/err"
