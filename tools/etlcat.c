@@ -174,23 +174,39 @@ cat_etl(struct stream_writer *w, const char *name,
 	return status;
 }
 
-/* Copies an event stream given as input, record by record. */
+/*
+ * Copies an event stream given as input, record by record, and says
+ * what its DIAG records say it lost, as the other tools do.
+ */
 static int
 cat_stream(struct stream_writer *w, const char *name,
-    const unsigned char *data, size_t len)
+    const unsigned char *data, size_t len, const struct options *o)
 {
 	struct stream_reader *r = stream_reader_new(0);
 	struct stream_record rec;
 	enum stream_status st;
+	struct loss l = { 0 };
+	uint64_t records = 0, events = 0;
 	int status;
 
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	stream_reader_open_mem(r, data, len, name);
-	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		records++;
+		events += rec.type == REC_EVENT;
+		if (rec.type == REC_DIAG)
+			loss_add_diag(&l, &rec.u.diag);
 		if (stream_write_record(w, &rec) != 0)
 			cli_write_error(NULL);
+	}
 	status = cli_stream_status(r, st, name);
+	if (o->verbose && !o->quiet)
+		cli_warn("%s: %llu records (%llu events) of an event stream "
+		    "passed through", name, (unsigned long long)records,
+		    (unsigned long long)events);
+	if (!o->quiet)
+		cli_loss_summary(name, &l);
 	stream_reader_free(r);
 	return status;
 }
@@ -209,10 +225,10 @@ cat_one(struct stream_writer *w, const char *path, struct options *o)
 	if (etl_probe(m.data, m.len))
 		status = cat_etl(w, name, &m, o);
 	else if (stream_probe(m.data, m.len))
-		status = cat_stream(w, name, m.data, m.len);
+		status = cat_stream(w, name, m.data, m.len, o);
 	else if (mmprof_probe(m.data, m.len)) {
-		if ((status = mmprof_cat(w, PRODUCER, name, &m, o->quiet,
-		    cli_warn)) < 0)
+		if ((status = mmprof_cat(w, PRODUCER, name, &m,
+		    o->quiet ? -1 : o->verbose, cli_warn)) < 0)
 			cli_write_error(NULL);
 	} else {
 		cli_warn("%s: not an ETL file, rustc self-profile or event "
