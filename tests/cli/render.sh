@@ -165,3 +165,17 @@ else
 fi
 sh "$ETL_TOP/pipelines/rustc-cpu.sh" >/dev/null 2>&1
 check_eq rustc-cpu-usage "$?" 2
+# A trace without a Rust process: said, with the way out, not empty files.
+if [ -f "$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl" ]; then
+	for script in rustc-cpu rustc-processes; do
+		sh "$ETL_TOP/pipelines/$script.sh" -o "$tmp/none" \
+		    "$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl" >/dev/null \
+		    2>"$tmp/err"
+		check_eq "$script-no-rust" "$?:$(tail -1 "$tmp/err")" \
+		    "1:$script.sh: $ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl: \
+no Rust process (rustc, cargo, rustdoc, build scripts) in the trace; -a \
+takes every process"
+	done
+else
+	skip rustc-cpu-no-rust "no corpus trace without rustc"
+fi
