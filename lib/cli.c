@@ -277,7 +277,8 @@ cli_input_close(struct cli_inputs *in, int st)
 		status = CLI_DATA_ERROR;
 	} else
 		status = cli_stream_status(in->r, st, in->name);
-	cli_loss_summary(in->name, &in->this_loss);
+	if (!in->quiet)
+		cli_loss_summary(in->name, &in->this_loss);
 	loss_add(&in->loss, &in->this_loss);
 	if (st == STREAM_ERROR || stream_reader_truncated(in->r))
 		in->loss.cut++;

@@ -76,6 +76,7 @@ struct cli_inputs {
 	struct progress progress;
 	struct loss loss;	/* of all inputs read so far */
 	unsigned read;		/* inputs read to their end */
+	int quiet;		/* no line about what an input lost (-q) */
 	/* The input being read. */
 	FILE *fp;
 	const char *name;

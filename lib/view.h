@@ -35,7 +35,9 @@ struct view_ops {
 	 * the files after them.  *used gets how many arguments were options
 	 * (the name counted).  etlagg passes its options as "--name" or
 	 * "--name=value", and no files.  @return : NULL on a usage error
-	 * (after a message on stderr) or when out of memory (errno ENOMEM).
+	 * (after a message on stderr; errno EINVAL), when out of memory
+	 * (errno ENOMEM), or when a file an option names cannot be read
+	 * (after a message; errno EIO).
 	 */
 	struct view *(*create)(int argc, char *argv[], int *used);
 	/* @return : 0, or -1 if out of memory. */

@@ -343,6 +343,7 @@ read_base(struct view *v)
 	struct stream_reader *r;
 	struct stream_record rec;
 	enum stream_status st = STREAM_EOF;
+	uint64_t records = 0;
 	int rc = 0;
 
 	if (fp == NULL) {
@@ -356,10 +357,16 @@ read_base(struct view *v)
 	}
 	stream_reader_open_file(r, fp, v->base);
 	v->cur = &v->acc[0];
-	while (rc == 0 && (st = stream_reader_next(r, &rec)) == STREAM_OK)
+	while (rc == 0 && (st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		records++;
 		rc = queries_record(v, r, &rec);
+	}
 	acc_close(v->cur);
-	if (st == STREAM_ERROR)
+	if (st == STREAM_EOF && records == 0) {
+		view_warn("queries: --diff %s: empty input, not an event "
+		    "stream", v->base);
+		st = STREAM_ERROR;
+	} else if (st == STREAM_ERROR)
 		view_warn("queries: --diff %s", stream_reader_error(r));
 	else if (stream_reader_truncated(r))
 		view_warn("queries: --diff %s: stream ends without its end "
@@ -407,9 +414,14 @@ queries_create(int argc, char *argv[], int *used)
 		}
 	}
 	*used = optind;
-	if (bad || (v->base != NULL && read_base(v) != 0)) {
+	if (bad) {
 		queries_destroy(v);
 		errno = EINVAL;
+		return NULL;
+	}
+	if (v->base != NULL && read_base(v) != 0) {
+		queries_destroy(v);
+		errno = EIO;	/* said why; a data error, not a usage one */
 		return NULL;
 	}
 	return v;

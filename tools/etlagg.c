@@ -21,7 +21,7 @@ enum { OPT_VIEW = 256 };
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlagg [-f] [-o file] view [view-options] "
+	fprintf(fp, "usage: etlagg [-fq] [-o file] view [view-options] "
 	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
@@ -30,6 +30,7 @@ usage(FILE *fp, int status)
 		    "Options, before or after the view and the files:\n"
 		    "  -f         write the stream even to a terminal\n"
 		    "  -o file    write to file instead of standard output\n"
+		    "  -q         no line on what an input lost\n"
 		    "  --help     this text\n"
 		    "  --version  the version\n"
 		    "With no file, or when file is -, read standard input.\n");
@@ -40,7 +41,7 @@ usage(FILE *fp, int status)
 /* What the command line says. */
 struct args {
 	const struct view_ops *ops;
-	int force, merge;
+	int force, merge, quiet;
 	const char *out;
 	char **vargv;		/* the view's name and options */
 	int vargc;
@@ -140,7 +141,7 @@ parse_args(int argc, char *argv[], struct args *a)
 	if (a->vargv == NULL || a->files == NULL || vopt == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	/* "-": words that are not options come back in order, as 1. */
-	while ((ch = getopt_long(argc, argv, "-fo:", all, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-fo:q", all, &idx)) != -1) {
 		switch (ch) {
 		case 1:
 			if (a->ops == NULL)
@@ -155,6 +156,9 @@ parse_args(int argc, char *argv[], struct args *a)
 			usage(stdout, CLI_OK);
 		case 'o':
 			a->out = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
 			break;
 		case 'V':
 			printf("%s\n", PRODUCER);
@@ -193,6 +197,17 @@ parse_args(int argc, char *argv[], struct args *a)
 	}
 	free(vopt);
 	free(all);
+}
+
+static void
+args_release(struct args *a)
+{
+	int i;
+
+	for (i = 1; i < a->vargc; i++)
+		free(a->vargv[i]);
+	free(a->vargv);
+	free(a->files);
 }
 
 struct aggregation {
@@ -280,6 +295,8 @@ main(int argc, char *argv[])
 	if ((v = a.ops->create(a.vargc, a.vargv, &used)) == NULL) {
 		if (errno == ENOMEM)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		if (errno == EIO)
+			return CLI_DATA_ERROR;
 		usage(stderr, CLI_USAGE);
 	}
 	fp = cli_open_output(a.out, 1, a.force, a.nfiles, a.files);
@@ -290,6 +307,7 @@ main(int argc, char *argv[])
 	if (stream_write_header(w, PRODUCER) != 0)
 		cli_write_error(a.out);
 	cli_inputs_init(&in, r);
+	in.quiet = a.quiet;
 	agg = (struct aggregation){ .ops = a.ops, .v = v, .w = w,
 	    .out = a.out };
 	if (a.nfiles == 0)
@@ -305,6 +323,7 @@ main(int argc, char *argv[])
 		cli_write_error(a.out);
 	a.ops->destroy(v);
 	stream_reader_free(r);
+	args_release(&a);
 	if (cli_close_output(fp, a.out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;

@@ -40,7 +40,7 @@ struct out_section {
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlfilter [-fiv] [-o file] [-p regex] "
+	fprintf(fp, "usage: etlfilter [-fiqv] [-o file] [-p regex] "
 	    "[--cmdline regex] [--pid list]\n"
 	    "                 [--tid list] [--children] [--rustc] "
 	    "[--kind list]\n"
@@ -55,6 +55,7 @@ usage(FILE *fp, int status)
 		    "  -o file           write to file instead of standard "
 		    "output\n"
 		    "  -p, --process regex  process image name (PCRE2)\n"
+		    "  -q                no line on what an input lost\n"
 		    "  -v, --invert      keep the events that do not match\n"
 		    "  --cmdline regex   process command line (PCRE2)\n"
 		    "  --pid list        process ids, comma-separated\n"
@@ -202,14 +203,14 @@ main(int argc, char *argv[])
 	struct cli_inputs in;
 	struct filter *f;
 	const char *out = NULL;
-	int ch, force = 0, status = CLI_OK, i;
+	int ch, force = 0, quiet = 0, status = CLI_OK, i;
 	FILE *fp;
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
 	if ((f = filter_new()) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	while ((ch = getopt_long(argc, argv, "fio:p:v", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fio:p:qv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			force = 1;
@@ -224,6 +225,9 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			check(f, filter_add_process(f, optarg));
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'v':
 			filter_add_flags(f, FILTER_INVERT);
@@ -272,6 +276,7 @@ main(int argc, char *argv[])
 	if (r == NULL || w == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	cli_inputs_init(&in, r);
+	in.quiet = quiet;
 	if (argc == 0)
 		status = filter_input(&in, "-", f, w, out);
 	for (i = 0; i < argc; i++)

@@ -19,9 +19,8 @@ enum {
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlreport [-f format] [-o file] [--max-depth n] "
-	    "[--min-percent p]\n"
-	    "                 [--title text] [file ...]\n");
+	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--max-depth n]"
+	    "\n                 [--min-percent p] [--title text] [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
@@ -30,6 +29,7 @@ usage(FILE *fp, int status)
 		    "Options may come before or after the files.\n"
 		    "  -f format        the output format (default text)\n"
 		    "  -o file          write to file instead of standard output\n"
+		    "  -q               no line on what an input lost\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
 		    "  --title text     svg, html: the title\n"
@@ -75,12 +75,12 @@ main(int argc, char *argv[])
 	struct render *rd;
 	struct rendering g;
 	struct cli_inputs in;
-	int ch, status = CLI_OK, i, rc;
+	int ch, quiet = 0, status = CLI_OK, i, rc;
 	FILE *fp;
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
-	while ((ch = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:o:q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;
@@ -89,6 +89,9 @@ main(int argc, char *argv[])
 			usage(stdout, CLI_OK);
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'V':
 			printf("etlreport 0.1\n");
@@ -119,6 +122,7 @@ main(int argc, char *argv[])
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	cli_inputs_init(&in, r);
+	in.quiet = quiet;
 	opt.loss = &in.loss;
 	if ((rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
