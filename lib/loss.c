@@ -96,7 +96,6 @@ loss_format(const struct loss *l, char *buf, size_t cap)
 		append(buf, cap, &len, "other problems", l->other,
 		    l->other_bytes);
 	if (l->cut > 0)
-		append(buf, cap, &len, l->cut == 1 ? "stream cut short" :
-		    "streams cut short", l->cut, 0);
+		append(buf, cap, &len, LOSS_CUT, l->cut, 0);
 	return len;
 }

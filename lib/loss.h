@@ -23,6 +23,8 @@
 
 #define LOSS_KINDS	12
 #define LOSS_WHAT_MAX	80
+/* The DIAG record's text for inputs that ended before their END. */
+#define LOSS_CUT	"inputs cut short or unreadable"
 
 struct loss {
 	struct {

@@ -373,7 +373,8 @@ platform_temp_beside(const char *path, char **tmp)
 {
 	size_t len = strlen(path) + sizeof(".XXXXXX");
 	char *name = malloc(len);
-	mode_t mask;
+	struct stat st;
+	mode_t mask, mode;
 	FILE *fp;
 	int fd;
 
@@ -384,10 +385,17 @@ platform_temp_beside(const char *path, char **tmp)
 		free(name);
 		return NULL;
 	}
-	/* mkstemp() makes it 0600; a new output gets 0666 less the umask. */
+	/*
+	 * mkstemp() makes it 0600: give it the mode of the file it will
+	 * replace, or the 0666 less the umask of a new one.
+	 */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 ||
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	else
+		mode = 0666 & ~mask;
+	if (fchmod(fd, mode) != 0 ||
 	    (fp = fdopen(fd, "wb")) == NULL) {
 		close(fd);
 		unlink(name);

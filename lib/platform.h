@@ -68,7 +68,8 @@ int platform_same_file(const struct file_id *a, const struct file_id *b);
 /*
  * Creates a new empty file beside `path` (same directory, so that
  * platform_replace() is a rename) with a name made from path's, opened
- * for writing in binary mode, with the permissions a new file gets.
+ * for writing in binary mode, with the permissions of the file at path
+ * if there is one (POSIX), else those a new file gets.
  * *tmp gets its name (malloc'd).  @return : the file, or NULL with errno.
  */
 FILE *platform_temp_beside(const char *path, char **tmp);

@@ -282,7 +282,7 @@ main(int argc, char *argv[])
 	struct stream_reader *r;
 	struct stream_writer *w;
 	struct stream_end end = { 0 };
-	struct stream_diag cut = { "inputs cut short or unreadable", 0, 0, 0 };
+	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
 	struct view *v;
 	struct aggregation agg;
 	int status = CLI_OK, i, used;

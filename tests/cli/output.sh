@@ -53,10 +53,14 @@ wait
 check_eq killed-run-keeps-output \
     "$(cmp -s out.st before.st && echo same):$(ls | grep -c '^out\.st\.')" \
     "same:0"
-# A new output gets the permissions of a new file.
+# A new output gets the permissions of a new file; one replaced keeps
+# its own.
 umask 022
 etlagg stats a.st -o new.st 2>/dev/null
 check_eq new-output-mode "$(ls -l new.st | cut -c1-10)" "-rw-r--r--"
+chmod 640 new.st
+etlagg stats a.st -o new.st 2>/dev/null
+check_eq replaced-output-mode "$(ls -l new.st | cut -c1-10)" "-rw-r-----"
 
 # Empty input: an error for every tool, as for etlcat.
 : >empty.st
