@@ -47,6 +47,8 @@ struct args {
 	int vargc;
 	char **files;
 	int nfiles;
+	struct option *all;	/* while parsing */
+	char **vopt;
 };
 
 /*
@@ -131,13 +133,14 @@ set_view(struct args *a, const char *name)
 static void
 parse_args(int argc, char *argv[], struct args *a)
 {
-	struct option *all = all_options();
+	struct option *all;
 	char **vopt;
 	int ch, idx, nv = 0, i;
 
+	a->all = all = all_options();
 	a->vargv = calloc((size_t)argc + 1, sizeof(char *));
 	a->files = calloc((size_t)argc + 1, sizeof(char *));
-	vopt = calloc((size_t)argc + 1, sizeof(char *));
+	a->vopt = vopt = calloc((size_t)argc + 1, sizeof(char *));
 	if (a->vargv == NULL || a->files == NULL || vopt == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	/* "-": words that are not options come back in order, as 1. */
@@ -197,6 +200,8 @@ parse_args(int argc, char *argv[], struct args *a)
 	}
 	free(vopt);
 	free(all);
+	a->vopt = NULL;
+	a->all = NULL;
 }
 
 static void
@@ -277,7 +282,8 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg,
 int
 main(int argc, char *argv[])
 {
-	struct args a = { 0 };
+	/* Static: what it holds is still reachable when usage() exits. */
+	static struct args a;
 	struct cli_inputs in;
 	struct stream_reader *r;
 	struct stream_writer *w;
