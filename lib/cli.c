@@ -15,8 +15,9 @@ static const char *progname = "etl";
 
 /* The output under its temporary name, removed if the program exits. */
 static char *out_tmp;
-/* The progress line to clear before a message. */
-static struct progress *active_progress;
+/* The progress line, cleared before a message. */
+static struct progress progress;
+static int progress_ready;
 
 void
 cli_init(const char *argv0)
@@ -39,11 +40,21 @@ cli_progname(void)
 	return progname;
 }
 
+struct progress *
+cli_progress(void)
+{
+	if (!progress_ready) {
+		progress_init(&progress, progname);
+		progress_ready = 1;
+	}
+	return &progress;
+}
+
 static void
 vwarn(const char *fmt, va_list ap)
 {
-	if (active_progress != NULL)
-		progress_end(active_progress);
+	if (progress_ready)
+		progress_end(&progress);
 	fprintf(stderr, "%s: ", progname);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -205,8 +216,7 @@ cli_inputs_init(struct cli_inputs *in, struct stream_reader *r)
 {
 	memset(in, 0, sizeof(*in));
 	in->r = r;
-	progress_init(&in->progress, progname);
-	active_progress = &in->progress;
+	in->progress = cli_progress();
 }
 
 FILE *
@@ -236,7 +246,7 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 		in->size = end > 0 ? (uint64_t)end : 0;
 		rewind(fp);
 	}
-	progress_start(&in->progress, in->name, in->size);
+	progress_start(in->progress, in->name, in->size);
 	stream_reader_open_file(in->r, fp, in->name);
 	return fp;
 }
@@ -245,11 +255,11 @@ void
 cli_input_record(struct cli_inputs *in, const struct stream_record *rec)
 {
 	/* ftell() may cost a system call: look now and then. */
-	if (++in->records % 1024 == 0 && in->progress.fp != NULL) {
+	if (++in->records % 1024 == 0 && in->progress->fp != NULL) {
 		long pos = ftell(in->fp);
 
 		if (pos > 0)
-			progress_update(&in->progress, (uint64_t)pos);
+			progress_update(in->progress, (uint64_t)pos);
 	}
 	if (rec->type == REC_DIAG)
 		loss_add_diag(&in->this_loss, &rec->u.diag);
@@ -271,7 +281,7 @@ cli_input_close(struct cli_inputs *in, int st)
 {
 	int status;
 
-	progress_end(&in->progress);
+	progress_end(in->progress);
 	if (st == STREAM_EOF && in->records == 0) {
 		cli_warn("%s: empty input, not an event stream", in->name);
 		status = CLI_DATA_ERROR;

@@ -33,6 +33,12 @@ void cli_init(const char *argv0);
 /* The name used in messages: "etlagg". */
 const char *cli_progname(void);
 
+/*
+ * The program's progress line (see progress.h), set up at the first
+ * call; messages from cli_warn() clear it first.
+ */
+struct progress *cli_progress(void);
+
 /* "prog: message" on stderr. */
 void cli_warn(const char *fmt, ...);
 /* "prog: message" on stderr, then exit(status). */
@@ -73,7 +79,7 @@ void cli_write_error(const char *path);
  */
 struct cli_inputs {
 	struct stream_reader *r;
-	struct progress progress;
+	struct progress *progress;	/* cli_progress() */
 	struct loss loss;	/* of all inputs read so far */
 	unsigned read;		/* inputs read to their end */
 	int quiet;		/* no line about what an input lost (-q) */

@@ -45,7 +45,7 @@ usage(FILE *fp, int status)
 
 struct options {
 	int quiet, verbose;
-	struct progress progress;
+	struct progress *progress;
 	unsigned read;		/* inputs read */
 };
 
@@ -149,10 +149,10 @@ cat_etl(struct stream_writer *w, const char *name,
 	if (stream_write_header(w, PRODUCER) != 0 ||
 	    (d = etw_decoder_new(w, etl_reader_header(r), name)) == NULL)
 		cli_write_error(NULL);
-	progress_start(&o->progress, name, m->len);
+	progress_start(o->progress, name, m->len);
 	while ((st = etl_reader_next(r, &ev)) != ETL_EOF) {
 		if (++n % 4096 == 0)
-			progress_update(&o->progress, buffers_done(r, m->len));
+			progress_update(o->progress, buffers_done(r, m->len));
 		if (st == ETL_WARN) {
 			if (++warnings <= MAX_WARNINGS)
 				cli_warn("%s: %s", name, etl_reader_error(r));
@@ -162,7 +162,7 @@ cat_etl(struct stream_writer *w, const char *name,
 		if (etw_decoder_event(d, &ev) != 0)
 			cli_write_error(NULL);
 	}
-	progress_end(&o->progress);
+	progress_end(o->progress);
 	if (warnings > MAX_WARNINGS)
 		cli_warn("%s: %d more problems not shown", name,
 		    warnings - MAX_WARNINGS);
@@ -258,7 +258,7 @@ main(int argc, char *argv[])
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
-	progress_init(&o.progress, cli_progname());
+	o.progress = cli_progress();
 	while ((ch = getopt_long(argc, argv, "fo:qvz:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
