@@ -51,7 +51,9 @@ void cli_fatal(int status, const char *fmt, ...);
  * when ninputs is 0), by name or because stdout is redirected to it, is
  * refused before anything is written.  A regular file is written under
  * a temporary name beside it, which cli_close_output() renames, so that
- * a failed run leaves an earlier output as it was.  Exits on failure.
+ * a failed run leaves an earlier output as it was (one such output a
+ * program; more files can use platform_temp_beside() and
+ * platform_replace() themselves).  Exits on failure.
  */
 FILE *cli_open_output(const char *path, int binary, int force,
     int ninputs, char *const inputs[]);
