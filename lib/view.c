@@ -62,8 +62,9 @@ view_list(FILE *fp)
 	size_t i;
 
 	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-		fprintf(fp, "  %s %s\n      %s\n", views[i]->name,
-		    views[i]->usage, views[i]->summary);
+		fprintf(fp, "  %s%s%s\n      %s\n", views[i]->name,
+		    *views[i]->usage ? " " : "", views[i]->usage,
+		    views[i]->summary);
 }
 
 struct view *

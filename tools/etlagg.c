@@ -182,7 +182,7 @@ parse_args(int argc, char *argv[], struct args *a)
 		else
 			a->files[a->nfiles++] = argv[i];
 	if (a->ops == NULL) {
-		cli_warn("no view named");
+		cli_warn("no view given");
 		usage(stderr, CLI_USAGE);
 	}
 	a->vargc = 1;
