@@ -761,20 +761,21 @@ proctab_cells(const struct proctab *pt, uint32_t index,
 
 /* ---- the views over the table alone ---- */
 
+const struct option proctab_view_options[] = {
+	{ "merge", no_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int
 proctab_view_init(struct proctab_view *pv, const char *table, int argc,
     char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "merge", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch;
 
 	memset(pv, 0, sizeof(*pv));
 	pv->table = table;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+", proctab_view_options, NULL)) != -1) {
 		if (ch != 'm')
 			return 1;
 		pv->merge = 1;

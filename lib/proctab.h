@@ -34,6 +34,7 @@
 #ifndef PROCTAB_H
 #define PROCTAB_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -126,6 +127,9 @@ struct proctab_view {
 	const char *table;		/* the table to merge: the view */
 	int merge;
 };
+
+/* Their options, for view_ops.options. */
+extern const struct option proctab_view_options[];
 
 /*
  * Parses the view's arguments as view_ops.create() does and makes the

@@ -17,10 +17,19 @@
 
 #include "stream.h"
 
+struct loss;
+
 struct render_options {
 	const char *title;	/* svg and html titles; NULL for the default */
 	double min_percent;	/* svg/html: leave out what is below this */
 	int max_depth;		/* html: nesting shown, 0 for all */
+	/*
+	 * What the input lost, as its DIAG records say (NULL: nothing).  The
+	 * caller fills it in as it reads; a renderer looks at it in close(),
+	 * when the whole input has been read, and notes it under what it
+	 * drew (text, svg, html; csv and jsonl have no place for it).
+	 */
+	const struct loss *loss;
 };
 
 struct render;
@@ -53,6 +62,14 @@ const struct render_format *render_find(const char *name);
 
 /* Lists the formats, one a line, for usage messages. */
 void render_list(FILE *fp);
+
+/*
+ * Writes `before`, "computed from lossy input: ...", `after` if
+ * opt->loss holds anything (as markup text when `markup`).
+ * @return : 1 if it wrote, else 0.
+ */
+int render_loss_note(FILE *fp, const struct render_options *opt, int markup,
+    const char *before, const char *after);
 
 extern const struct render_ops render_table_ops;
 extern const struct render_ops render_counts_ops;

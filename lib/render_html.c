@@ -428,7 +428,10 @@ write_timeline(struct render *rd)
 	fprintf(rd->fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
 	    "<h1>", style);
 	markup_text(rd->fp, title, strlen(title));
-	fprintf(rd->fp, "</h1>\n<div id=\"note\">%zu processes shown, %zu "
+	fputs("</h1>\n", rd->fp);
+	render_loss_note(rd->fp, &rd->opt, 1, "<p id=\"lossy\" "
+	    "style=\"color:#b00000\">Warning: ", "</p>\n");
+	fprintf(rd->fp, "<div id=\"note\">%zu processes shown, %zu "
 	    "left out (--max-depth, --min-percent); times in seconds from "
 	    "the start of the trace; click a row to fold its children. "
 	    "<input id=\"filter\" type=\"search\" "

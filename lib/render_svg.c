@@ -421,6 +421,9 @@ draw(struct render *rd)
 	for (id = 0; id < nnodes(rd); id++)
 		if (node(rd, id)->shown)
 			write_frame(rd, id, height);
+	render_loss_note(rd->fp, &rd->opt, 1, "<text id=\"lossy\" x=\"50%\" "
+	    "y=\"60\" text-anchor=\"middle\" style=\"fill:#b00000\">"
+	    "Warning: ", "</text>\n");
 	fputs("</svg>\n", rd->fp);
 	return ferror(rd->fp) ? -1 : 0;
 }

@@ -3,6 +3,8 @@
  * tables as they are; events as one flat table like tracerpt's CSV:
  * time, process, pid, tid, cpu, kind, provider, event, stack, fields.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,13 @@ struct render {
 	stream_id table;	/* the open table's id and width */
 	size_t ncols;
 	struct value cells[STREAM_EVENT_FIELDS_MAX];
+	/* Percent columns, written with two decimals (but in JSON). */
+	unsigned char two_decimals[STREAM_EVENT_FIELDS_MAX];
+	char decimals[STREAM_EVENT_FIELDS_MAX][32];
 	struct buf fields;	/* "name=value; ..." of one event */
+	struct render_options opt;
+	FILE *fp;
+	int text, json;
 };
 
 static struct render *
@@ -29,9 +37,13 @@ table_open(FILE *fp, const char *format, const struct render_options *opt)
 {
 	struct render *rp = calloc(1, sizeof(*rp));
 
-	(void)opt;
 	if (rp == NULL)
 		return NULL;
+	if (opt != NULL)
+		rp->opt = *opt;
+	rp->text = strcmp(format, "text") == 0;
+	rp->json = strcmp(format, "jsonl") == 0;
+	rp->fp = fp;
 	if ((rp->o = out_open(format, fp)) == NULL ||
 	    (strcmp(format, "text") == 0 &&
 	    (rp->sum = summarize_open(fp)) == NULL)) {
@@ -68,6 +80,8 @@ begin_table(struct render *rp, const struct stream_table *t)
 		cols[i].name = t->cols[i].name;
 		cols[i].type = t->cols[i].type;
 		cols[i].unit = t->cols[i].unit;
+		rp->two_decimals[i] = !rp->json && t->cols[i].type == VAL_F64 &&
+		    t->cols[i].unit != NULL && strcmp(t->cols[i].unit, "%") == 0;
 	}
 	rp->table_open = 1;
 	rp->table = t->id;
@@ -173,6 +187,16 @@ write_row(struct render *rp, const struct stream_row *row)
 			rp->cells[i] = row->cells[i];
 		else
 			rp->cells[i].type = VAL_NULL;
+	/* "14.00", not "14": the manual promises two decimals. */
+	for (i = 0; i < rp->ncols; i++)
+		if (rp->two_decimals[i] && rp->cells[i].type == VAL_F64 &&
+		    isfinite(rp->cells[i].v.f)) {
+			int n = snprintf(rp->decimals[i], sizeof(rp->decimals[i]),
+			    "%.2f", rp->cells[i].v.f);
+
+			rp->cells[i] = (struct value){ .type = VAL_STR,
+			    .v.s = { rp->decimals[i], (size_t)n } };
+		}
 	return out_table_row(rp->o, rp->cells);
 }
 
@@ -211,6 +235,9 @@ table_close(struct render *rp)
 		rc = -1;
 	if (out_close(rp->o) != 0)
 		rc = -1;
+	/* A footer under the text; csv and jsonl have etlreport's warning. */
+	if (rp->text)
+		render_loss_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
 	buf_release(&rp->fields);
 	free(rp);
 	return rc;

@@ -141,10 +141,13 @@ sysconfig_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const tables[] = { "sysconfig", NULL };
+
 const struct view_ops view_sysconfig_ops = {
 	.name = "sysconfig",
 	.usage = "",
 	.summary = "trace header and system configuration, a row per trace",
+	.tables = tables,
 	.create = sysconfig_create,
 	.record = sysconfig_record,
 	.finish = sysconfig_finish,

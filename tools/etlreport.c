@@ -19,19 +19,22 @@ enum {
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlreport [-f format] [-o file] [--max-depth n] "
-	    "[--min-percent p]\n"
-	    "                 [--title text] [file ...]\n");
+	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--max-depth n]"
+	    "\n                 [--min-percent p] [--title text] [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
 		render_list(fp);
 		fprintf(fp,
+		    "Options may come before or after the files.\n"
+		    "  -f format        the output format (default text)\n"
 		    "  -o file          write to file instead of standard output\n"
+		    "  -q               no line on what an input lost\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
 		    "  --title text     svg, html: the title\n"
-		    "  --help           this text;  --version  the version\n"
+		    "  --help           this text\n"
+		    "  --version        the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	}
 	exit(status);
@@ -71,11 +74,13 @@ main(int argc, char *argv[])
 	struct stream_reader *r;
 	struct render *rd;
 	struct rendering g;
-	int ch, status = CLI_OK, i, rc;
+	struct cli_inputs in;
+	int ch, quiet = 0, status = CLI_OK, i, rc;
 	FILE *fp;
 
 	cli_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+	argv[0] = (char *)cli_progname();
+	while ((ch = getopt_long(argc, argv, "f:o:q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;
@@ -84,6 +89,9 @@ main(int argc, char *argv[])
 			usage(stdout, CLI_OK);
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'V':
 			printf("etlreport 0.1\n");
@@ -109,15 +117,20 @@ main(int argc, char *argv[])
 		cli_warn("unknown format '%s'", format);
 		usage(stderr, CLI_USAGE);
 	}
-	fp = cli_open_output(out, 0, 0);
+	fp = cli_open_output(out, 0, 0, argc, argv);
 	r = stream_reader_new(fmt->ops->reader_flags);
-	if (r == NULL || (rd = fmt->ops->open(fp, format, &opt)) == NULL)
+	if (r == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	cli_inputs_init(&in, r);
+	in.quiet = quiet;
+	opt.loss = &in.loss;
+	if ((rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	g = (struct rendering){ fmt->ops, rd, out };
 	if (argc == 0)
-		status = cli_read_stream("-", r, render_record, &g);
+		status = cli_read_stream(&in, "-", render_record, &g);
 	for (i = 0; i < argc; i++)
-		if (cli_read_stream(argv[i], r, render_record, &g) != CLI_OK)
+		if (cli_read_stream(&in, argv[i], render_record, &g) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
@@ -126,7 +139,7 @@ main(int argc, char *argv[])
 		status = CLI_DATA_ERROR;
 	}
 	stream_reader_free(r);
-	if (cli_close_output(fp, out) != CLI_OK)
+	if (cli_close_output(fp, out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }

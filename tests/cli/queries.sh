@@ -161,9 +161,14 @@ if etlreport -f csv "$tmp/d1.zst" | cmp -s - "$tmp/d2.csv"; then
 else
 	fail diff-base-tables "a base of tables differs from its events"
 fi
+# A base that cannot be read is a data error (1), as a missing input is.
 etlagg queries --diff "$tmp/nonexistent.zst" "$tmp/t.zst" >/dev/null \
     2>"$tmp/err"
-check_eq diff-missing-base "$?:$(grep -c 'nonexistent.zst' "$tmp/err")" "2:1"
+check_eq diff-missing-base "$?:$(grep -c 'nonexistent.zst' "$tmp/err")" "1:1"
+: >"$tmp/empty.zst"
+etlagg queries --diff "$tmp/empty.zst" "$tmp/t.zst" >/dev/null 2>"$tmp/err"
+check_eq diff-empty-base "$?:$(cat "$tmp/err")" "1:etlagg: queries: --diff \
+$tmp/empty.zst: empty input, not an event stream"
 
 # ---- damaged profiles ----
 
