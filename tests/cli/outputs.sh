@@ -1,0 +1,61 @@
+#!/bin/sh
+# Outputs a user takes further: the crate of a rustc in the process
+# tables, how a process's life ends (exited, running at the trace's
+# end, not known), the timeline over the whole trace, CSV one table a
+# file with units in its headers and dates a spreadsheet reads, events
+# with their fields as columns, one-row tables as name/value lines.
+
+. "$(dirname "$0")/../testlib.sh"
+
+sample=$ETL_TOP/testdata/sample.etl
+etlcat -q "$sample" >"$tmp/s.zst" || { fail outputs-decode etlcat; exit 0; }
+etlagg processes "$tmp/s.zst" >"$tmp/p.zst"
+etlagg tree "$tmp/s.zst" >"$tmp/t.zst"
+
+# A column by its header name, from CSV on stdin.
+col() {
+	csv_lf | awk -F, -v name="$1" 'NR == 1 {
+		for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+	    c { print $c }'
+}
+
+# The crate of each rustc, from --crate-name of its command line.
+check_eq processes-crate "$(etlreport -f csv "$tmp/p.zst" | col crate |
+    grep . | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" \
+    "alloc:1 build_script_build:3 cfg_if:1 compiler_builtins:1 core:1 \
+libc:1 rustc_std_workspace_core:1 "
+check_eq tree-crate "$(etlreport -f csv "$tmp/t.zst" | col crate |
+    grep -c .)" 9
+etlreport "$tmp/t.zst" | grep -q '^ *rustc\.exe .* core  *C:' &&
+    pass tree-crate-text || fail tree-crate-text "no crate column in text"
+
+# How each life ends: the sample's rundown at the end lists the
+# processes still running; last_seen is then the trace's end.
+trace_end=$(etlagg sysconfig "$tmp/s.zst" | etlreport -f csv |
+    col duration_s)
+check_eq processes-end-state "$(etlreport -f csv "$tmp/p.zst" |
+    col end_state | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" \
+    "exited:8 running:12 "
+check_eq processes-running-to-end "$(etlreport -f csv "$tmp/p.zst" |
+    csv_lf | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) {
+	if ($i == "end_state") s = i; if ($i ~ /^last_seen/) l = i } next }
+    $s == "running" { printf "%.7f\n", $l }' | sort -u)" "$trace_end"
+# A process whose end no event tells is "unknown", seen until its
+# last event: the sample without its end rundown.
+etlfilter --to 0.9 "$tmp/s.zst" >"$tmp/cut.zst"
+check_eq processes-end-unknown "$(etlagg processes "$tmp/cut.zst" |
+    etlreport -f csv | col end_state | sort -u | tr '\n' ' ')" \
+    "exited unknown "
+etlagg tree "$tmp/cut.zst" | etlreport -f html -o "$tmp/cut.html"
+check_eq timeline-end-unknown "$(grep -c 'class="tail"' "$tmp/cut.html")" 11
+
+# The timeline's axis runs to the trace's end (0.94 s), not to the last
+# start or end of a process (0.40 s); running bars reach the right edge.
+etlreport -f html -o "$tmp/t.html" "$tmp/t.zst"
+grep -q '<span class="tick" style="left:[0-9.]*%">0.9 s</span>' \
+    "$tmp/t.html" && pass timeline-span ||
+    fail timeline-span "no tick at 0.9 s: $(grep -o '[0-9.]* s</span>' \
+    "$tmp/t.html" | tail -1)"
+check_eq timeline-running-to-end "$(grep -c 'class="bar before after"[^>]*width:100.0000%' "$tmp/t.html")" 6
+grep -q '^<div class="row"[^>]*crate core (pid 10280' "$tmp/t.html" &&
+    pass timeline-crate || fail timeline-crate "no crate in the tooltip"
