@@ -20,6 +20,7 @@
 struct render_options {
 	const char *title;	/* svg and html titles; NULL for the default */
 	double min_percent;	/* svg/html: leave out what is below this */
+	int min_percent_given;	/* else the format's default (query page 1) */
 	int max_depth;		/* html: nesting shown, 0 for all */
 };
 

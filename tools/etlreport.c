@@ -94,6 +94,7 @@ main(int argc, char *argv[])
 		case OPT_MIN_PERCENT:
 			opt.min_percent = cli_decimal(optarg, 0, 100,
 			    "--min-percent");
+			opt.min_percent_given = 1;
 			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)cli_number(optarg, 0, 100000,
