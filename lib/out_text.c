@@ -317,7 +317,7 @@ text_free(struct out_writer *w)
 }
 
 static const struct out_writer_ops text_ops = {
-	text_begin, text_row, text_end, text_free
+	text_begin, text_row, text_end, text_free, NULL
 };
 
 struct out_writer *

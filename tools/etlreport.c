@@ -13,7 +13,8 @@
 enum {
 	OPT_TITLE = 256,
 	OPT_MIN_PERCENT,
-	OPT_MAX_DEPTH
+	OPT_MAX_DEPTH,
+	OPT_TABLE
 };
 
 static _Noreturn void
@@ -21,7 +22,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: etlreport [-f format] [-o file] [--max-depth n] "
 	    "[--min-percent p]\n"
-	    "                 [--title text] [file ...]\n");
+	    "                 [--table name] [--title text] [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
@@ -30,6 +31,7 @@ usage(FILE *fp, int status)
 		    "  -o file          write to file instead of standard output\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
+		    "  --table name     text, csv, jsonl: only the tables so named\n"
 		    "  --title text     svg, html: the title\n"
 		    "  --help           this text;  --version  the version\n"
 		    "With no file, or when file is -, read standard input.\n");
@@ -63,6 +65,7 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "table", required_argument, NULL, OPT_TABLE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render_options opt = { 0 };
@@ -96,6 +99,9 @@ main(int argc, char *argv[])
 			    "--min-percent");
 			opt.min_percent_given = 1;
 			break;
+		case OPT_TABLE:
+			opt.table = optarg;
+			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)cli_number(optarg, 0, 100000,
 			    "--max-depth");
@@ -110,7 +116,11 @@ main(int argc, char *argv[])
 		cli_warn("unknown format '%s'", format);
 		usage(stderr, CLI_USAGE);
 	}
-	fp = cli_open_output(out, 0, 0);
+	opt.out = out;
+	opt.warn = cli_warn;
+	/* csv -o writes a file a table itself. */
+	fp = render_writes_files(format, &opt) ? NULL :
+	    cli_open_output(out, 0, 0);
 	r = stream_reader_new(fmt->ops->reader_flags);
 	if (r == NULL || (rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
@@ -122,12 +132,12 @@ main(int argc, char *argv[])
 			status = CLI_DATA_ERROR;
 	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
-	if (rc > 0) {
+	if (rc == 1)
 		cli_warn("nothing to draw as %s: %s", format, fmt->ops->nothing);
+	if (rc > 0)
 		status = CLI_DATA_ERROR;
-	}
 	stream_reader_free(r);
-	if (cli_close_output(fp, out) != CLI_OK)
+	if (fp != NULL && cli_close_output(fp, out) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }
