@@ -25,7 +25,10 @@
  *	written at once with those widths, a longer value pushing the rest
  *	of its line to the right.  Control characters in values are shown
  *	as \t, \n, \r or \xHH so that a value cannot break a line or send
- *	escape sequences to the terminal.
+ *	escape sequences to the terminal.  A table of one row (with more
+ *	than one column) is written down instead: a line a column, its
+ *	name and unit, then its value lined up with the others (the name
+ *	alone when the value is empty).
  *
  * csv	RFC 4180, UTF-8 without a BOM, CRLF after every record.  Each
  *	table: a header row of column names, then the rows.  Tables after

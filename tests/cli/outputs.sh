@@ -59,3 +59,49 @@ grep -q '<span class="tick" style="left:[0-9.]*%">0.9 s</span>' \
 check_eq timeline-running-to-end "$(grep -c 'class="bar before after"[^>]*width:100.0000%' "$tmp/t.html")" 6
 grep -q '^<div class="row"[^>]*crate core (pid 10280' "$tmp/t.html" &&
     pass timeline-crate || fail timeline-crate "no crate in the tooltip"
+
+# CSV: a file a table after -o; a lone table keeps the name; --table.
+etlcat -q "$ETL_TOP/testdata/selfprofile/tiny-0030637.mm_profdata" |
+    etlagg queries >"$tmp/q.zst"
+mkdir "$tmp/csv"
+etlreport -f csv -o "$tmp/csv/out.csv" "$tmp/q.zst"
+check_eq csv-file-a-table "$?:$(cd "$tmp/csv" && ls | tr '\n' ' ')" \
+    "0:out.queries.csv out.queries_artifacts.csv out.queries_total.csv "
+check_eq csv-file-header "$(csv_lf <"$tmp/csv/out.queries_total.csv")" \
+    "profiles,threads,total_ns
+1,1,$(etlreport -f jsonl --table queries_total "$tmp/q.zst" |
+    sed 's/.*"total_ns":\([0-9]*\).*/\1/')"
+etlreport -f csv "$tmp/q.zst" >"$tmp/one.csv" 2>"$tmp/err"
+check_eq csv-stdout-one-table "$?:$(grep -c '^$' "$tmp/one.csv"):$(head -1 \
+    "$tmp/err")" "1:0:etlreport: a CSV file holds one table; left out: \
+queries_total, queries_artifacts"
+check_eq csv-table-option "$(etlreport -f csv --table queries_artifacts \
+    "$tmp/q.zst" | csv_lf | head -1)" "item,bytes"
+etlreport -f csv --table nothing "$tmp/q.zst" >/dev/null 2>"$tmp/err"
+check_eq csv-table-missing "$?:$(cat "$tmp/err")" \
+    "1:etlreport: no table of that name: nothing"
+etlagg sysconfig "$tmp/s.zst" | etlreport -f csv -o "$tmp/sys.csv"
+check_eq csv-lone-table "$(ls "$tmp" | grep -c '^sys')" 1
+
+# Headers keep units, UTC times are dates a spreadsheet reads, the
+# Windows version stays text.
+check_eq csv-units "$(etlreport -f csv "$tmp/p.zst" | csv_lf | head -1 |
+    cut -d, -f4-8)" "start_utc,start_s,end_utc,end_s,duration_s"
+check_eq csv-dates "$(csv_lf <"$tmp/sys.csv" | sed -n 2p |
+    cut -d, -f2,11,12)" \
+    "10.0.19045,2024-11-20 09:14:07.123,2024-11-20 09:14:08.064"
+
+# Events: their fields as columns (CSV) and as an object (JSON Lines):
+# VirtualAlloc events sorted by size.
+etlfilter --kind alloc "$tmp/s.zst" >"$tmp/alloc.zst"
+etlreport -f csv "$tmp/alloc.zst" | csv_lf >"$tmp/alloc.csv"
+check_eq events-csv-columns "$(head -1 "$tmp/alloc.csv")" \
+    "time_s,process,pid,tid,cpu,kind,provider,event,stack,fields,base,size,flags"
+check_eq events-csv-sort "$(sed 1d "$tmp/alloc.csv" | csv_first 12 |
+    sort -t, -k12,12nr | head -1 | cut -d, -f12)" \
+    "$(sed 1d "$tmp/alloc.csv" | grep -o 'size=[0-9]*' | cut -d= -f2 |
+    sort -nr | head -1)"
+etlreport -f jsonl "$tmp/alloc.zst" | head -1 >"$tmp/alloc.json"
+grep -q '"fields":{"base":"0x[0-9a-f]*","size":[0-9]*,"flags":"0x[0-9a-f]*"}}$' \
+    "$tmp/alloc.json" && pass events-jsonl-object ||
+    fail events-jsonl-object "$(cat "$tmp/alloc.json")"

@@ -301,16 +301,42 @@ test_text_control_chars(void)
 		{ "s", VAL_STR, "" },
 		{ "e", VAL_STR, "" },
 	};
-	struct value cells[] = { str("a\tb\x1b[31m\r\n\x7f"), str("e") };
+	struct value cells[] = { str("a\tb\x1b[31m\r\n\x7f"), str("e"),
+	    str("f"), str("g") };
 	struct out *o = open_mem("text");
 
 	REQUIRE(o != NULL);
-	CHECK_EQ_INT(put_table(o, "t\nx", cols, 2, cells, 1), 0);
+	CHECK_EQ_INT(put_table(o, "t\nx", cols, 2, cells, 2), 0);
 	CHECK_EQ_STR(close_mem(o),
 	    "t\\nx\n"
 	    "s                     e\n"
 	    "--------------------  -\n"
-	    "a\\tb\\x1b[31m\\r\\n\\x7f  e\n");
+	    "a\\tb\\x1b[31m\\r\\n\\x7f  e\n"
+	    "f                     g\n");
+}
+
+/* A table of one row reads down: name (unit) and value a line. */
+static void
+test_text_one_row(void)
+{
+	static const struct out_column cols[] = {
+		{ "source", VAL_STR, "" }, { "cpus", VAL_U64, "" },
+		{ "perf_freq", VAL_U64, "Hz" }, { "computer", VAL_STR, "" },
+		{ "note", VAL_STR, "" },
+	};
+	struct value cells[] = { str("a.etl"), u64(VAL_U64, 4),
+	    u64(VAL_U64, 10000000), null, str("x\ty") };
+	struct out *o = open_mem("text");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(put_table(o, "sysconfig", cols, 5, cells, 1), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "sysconfig\n"
+	    "source          a.etl\n"
+	    "cpus            4\n"
+	    "perf_freq (Hz)  10000000\n"
+	    "computer\n"
+	    "note            x\\ty\n");
 }
 
 /* Widths come from the first OUT_TEXT_ROWS rows; later rows overflow. */
@@ -555,6 +581,7 @@ main(void)
 	RUN(test_text_no_trailing_spaces);
 	RUN(test_text_tables);
 	RUN(test_text_control_chars);
+	RUN(test_text_one_row);
 	RUN(test_text_streaming);
 	RUN(test_copies);
 	RUN(test_jsonl_types);
