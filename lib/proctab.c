@@ -42,6 +42,7 @@ const struct stream_column proctab_columns[PROCTAB_NCOLS] = {
 	[PT_CPU_MS] = { "cpu_ms", VAL_F64, "ms" },
 	[PT_END_STATE] = { "end_state", VAL_STR, "" },
 	[PT_LAST_SEEN] = { "last_seen", VAL_NS, "s" },
+	[PT_TRACE_END] = { "trace_end", VAL_NS, "s" },
 	[PT_CRATE] = { "crate", VAL_STR, "" },
 	[PT_CMDLINE] = { "cmdline", VAL_STR, "" },
 };
@@ -167,6 +168,7 @@ find_entry(struct proctab *pt, uint32_t pid, const char *image,
 	p->pid = pid;
 	p->image = image_id;
 	p->start_ns = p->end_ns = p->last_ns = PROCTAB_NO_TIME;
+	p->trace_end_ns = PROCTAB_NO_TIME;
 	p->start_key = start_key;
 	p->end_key = NO_END_KEY;
 	pt->procs.len += sizeof(*p);
@@ -537,6 +539,8 @@ merge_times(const struct proctab *pt, struct proc *p,
 	if ((v = cell(pt, row, PT_LAST_SEEN)) != NULL) {
 		p->last_ns = v->v.i;
 		p->end_section = 0;
+		p->trace_end_ns = (v = cell(pt, row, PT_TRACE_END)) != NULL ?
+		    v->v.i : PROCTAB_NO_TIME;
 	}
 }
 
@@ -792,12 +796,17 @@ fate_cells(const struct proctab *pt, const struct proc *p,
 		[FATE_UNKNOWN] = "unknown", [FATE_EXITED] = "exited",
 		[FATE_RUNNING] = "running",
 	};
-	int64_t last = p->last_ns, end;
+	int64_t last = p->last_ns, end = p->end_section != 0 ?
+	    section_end(pt, p->end_section) : p->trace_end_ns;
 
+	if (end == INT64_MIN)
+		end = PROCTAB_NO_TIME;
+	if (end != PROCTAB_NO_TIME)
+		cells[PT_TRACE_END] = (struct value){ .type = VAL_NS,
+		    .v.i = end };
 	if (p->fate == FATE_EXITED && p->end_ns != PROCTAB_NO_TIME)
 		last = p->end_ns;
-	else if (p->fate == FATE_RUNNING &&
-	    (end = section_end(pt, p->end_section)) != INT64_MIN &&
+	else if (p->fate == FATE_RUNNING && end != PROCTAB_NO_TIME &&
 	    (last == PROCTAB_NO_TIME || end > last))
 		last = end;
 	cells[PT_END_STATE] = (struct value){ .type = VAL_STR,

@@ -62,6 +62,7 @@ struct proc {
 	enum proc_fate { FATE_UNKNOWN, FATE_EXITED, FATE_RUNNING } fate;
 	int64_t last_ns;
 	uint64_t end_section;
+	int64_t trace_end_ns;		/* from a merged row; else NO_TIME */
 	int listed;			/* an event or row names it */
 	/* The threads seen in the section that added the last of them. */
 	uint64_t section, section_threads;
@@ -158,12 +159,14 @@ void proctab_view_release(struct proctab_view *pv);
  * The columns of the processes table, and a row of it for an entry.
  * end_state is "exited", "running" (at the end of the trace) or
  * "unknown"; last_seen the end, the trace's end or the last event;
- * crate the --crate-name of a rustc command line.
+ * trace_end the end of the trace it was seen in (so that a timeline of
+ * a few processes still spans the trace); crate the --crate-name of a
+ * rustc command line.
  */
 enum proctab_col {
 	PT_PID, PT_PPID, PT_IMAGE, PT_START_UTC, PT_START, PT_END_UTC, PT_END,
 	PT_DURATION, PT_EXIT, PT_THREADS, PT_SAMPLES, PT_CPU_MS, PT_END_STATE,
-	PT_LAST_SEEN, PT_CRATE, PT_CMDLINE, PROCTAB_NCOLS
+	PT_LAST_SEEN, PT_TRACE_END, PT_CRATE, PT_CMDLINE, PROCTAB_NCOLS
 };
 extern const struct stream_column proctab_columns[PROCTAB_NCOLS];
 void proctab_cells(const struct proctab *pt, uint32_t index,

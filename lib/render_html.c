@@ -32,8 +32,8 @@
 
 enum tcol {
 	T_DEPTH, T_PID, T_PPID, T_IMAGE, T_START, T_END, T_EXIT, T_THREADS,
-	T_SAMPLES, T_CPU_MS, T_END_STATE, T_LAST_SEEN, T_CRATE, T_CMDLINE,
-	T_NCOLS
+	T_SAMPLES, T_CPU_MS, T_END_STATE, T_LAST_SEEN, T_TRACE_END, T_CRATE,
+	T_CMDLINE, T_NCOLS
 };
 
 static const struct {
@@ -49,6 +49,7 @@ static const struct {
 	[T_CPU_MS] = { "cpu_ms", VAL_F64 },
 	[T_END_STATE] = { "end_state", VAL_STR },
 	[T_LAST_SEEN] = { "last_seen", VAL_NS },
+	[T_TRACE_END] = { "trace_end", VAL_NS },
 	[T_CRATE] = { "crate", VAL_STR },
 	[T_CMDLINE] = { "cmdline", VAL_STR },
 };
@@ -59,8 +60,8 @@ enum fate { ENDS_UNKNOWN, ENDS_EXITED, ENDS_RUNNING };
 /* One process of a tree table; the strings are in texts. */
 struct proc_row {
 	uint64_t depth, pid, ppid, threads, samples;
-	int64_t start, end, last, exit_status;
-	int has_start, has_end, has_last, has_exit;
+	int64_t start, end, last, trace_end, exit_status;
+	int has_start, has_end, has_last, has_trace_end, has_exit;
 	enum fate fate;
 	double cpu_ms;
 	size_t image, image_len, cmdline, cmdline_len, crate, crate_len;
@@ -191,6 +192,10 @@ add_row(struct render *rd, const struct stream_row *row)
 		p.last = v->v.i;
 		p.has_last = 1;
 	}
+	if ((v = cell(rd, row, T_TRACE_END)) != NULL) {
+		p.trace_end = v->v.i;
+		p.has_trace_end = 1;
+	}
 	p.fate = fate_of(rd, row, p.has_end);
 	keep_text(rd, row, T_IMAGE, &p.image, &p.image_len);
 	keep_text(rd, row, T_CRATE, &p.crate, &p.crate_len);
@@ -237,8 +242,7 @@ rows(const struct render *rd, size_t *n)
 
 /*
  * The time the axis shows: 0 (the trace start) to the trace's end, as
- * the last_seen of the processes running then gives it, or the last
- * start, end or sighting.
+ * the rows give it (trace_end), else the last start, end or sighting.
  */
 static void
 span(const struct render *rd, int64_t *t0, int64_t *t1)
@@ -257,6 +261,8 @@ span(const struct render *rd, int64_t *t0, int64_t *t1)
 			*t1 = p[i].end;
 		if (p[i].has_last && p[i].last > *t1)
 			*t1 = p[i].last;
+		if (p[i].has_trace_end && p[i].trace_end > *t1)
+			*t1 = p[i].trace_end;
 	}
 	if (*t1 <= *t0)
 		*t1 = *t0 + 1000000000;

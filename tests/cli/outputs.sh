@@ -47,7 +47,16 @@ check_eq processes-end-unknown "$(etlagg processes "$tmp/cut.zst" |
     etlreport -f csv | col end_state | sort -u | tr '\n' ' ')" \
     "exited unknown "
 etlagg tree "$tmp/cut.zst" | etlreport -f html -o "$tmp/cut.html"
-check_eq timeline-end-unknown "$(grep -c 'class="tail"' "$tmp/cut.html")" 11
+check_eq timeline-end-unknown "$(grep -c 'class="tail"' "$tmp/cut.html")" 12
+# Cut at 0.6 s and the build's processes alone: the axis still runs to
+# the trace's end (trace_end), the unknown ends drawn to it dotted.
+etlfilter --to 0.6 --rustc "$tmp/s.zst" | etlagg tree >"$tmp/cut6.zst"
+check_eq tree-trace-end "$(etlreport -f csv "$tmp/cut6.zst" |
+    col trace_end_s | sort -u)" "0.941514700"
+etlreport -f html -o "$tmp/cut6.html" "$tmp/cut6.zst"
+grep -q '<span class="tick" style="left:[0-9.]*%">0.9 s</span>' \
+    "$tmp/cut6.html" && pass timeline-span-filtered ||
+    fail timeline-span-filtered "no tick at 0.9 s"
 
 # The timeline's axis runs to the trace's end (0.94 s), not to the last
 # start or end of a process (0.40 s); running bars reach the right edge.

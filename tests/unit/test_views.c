@@ -357,16 +357,19 @@ test_processes(void)
 	run("processes", &in, 1, &t, NULL);
 	CHECK_EQ_INT(t.n, 8);
 	/* pid|ppid|image|start_utc|start|end_utc|end|duration|exit|threads|
-	 * samples|cpu_ms|end_state|last_seen|crate|cmdline */
-	CHECK_EQ_STR(t.rows[0], "10|1|cmd.exe|||||||0|0|0|unknown|0.000000000||"
+	 * samples|cpu_ms|end_state|last_seen|trace_end|crate|cmdline */
+	CHECK_EQ_STR(t.rows[0], "10|1|cmd.exe|||||||0|0|0|unknown|0.000000000|"
+	    "0.000000700||"
 	    "cmd.exe");
 	CHECK_EQ_STR(t.rows[1], "99|0|(unknown)|||||||0|1|1|unknown|"
-	    "0.000000470||");
+	    "0.000000470|0.000000700||");
 	CHECK(has_row(&t, "30|20|rustc.exe|2020-07-23T17:46:40.0000002Z|"
 	    "0.000000200|2020-07-23T17:46:40.0000003Z|0.000000300|"
-	    "0.000000100|1|2|1|1|exited|0.000000300||rustc.exe"));
+	    "0.000000100|1|2|1|1|exited|0.000000300|0.000000700||"
+	    "rustc.exe"));
 	CHECK(has_row(&t, "30|20|link.exe|2020-07-23T17:46:40.0000004Z|"
-	    "0.000000400|||||0|2|2|unknown|0.000000460||link.exe"));
+	    "0.000000400|||||0|2|2|unknown|0.000000460|0.000000700||"
+	    "link.exe"));
 	fclose(in);
 }
 
