@@ -164,16 +164,27 @@ close_file(struct render *rp)
 	return rc;
 }
 
+/*
+ * Each file is written as NAME.tmp and renamed when all went well, so
+ * that a failed run leaves the files of an earlier one as they were.
+ */
+static void
+temp_path(const char *path, char *tmp, size_t cap)
+{
+	snprintf(tmp, cap, "%s.tmp", path);
+}
+
 static int
 open_file(struct render *rp, const char *name)
 {
-	char path[4096];
+	char path[4096], tmp[4200];
 
 	if (close_file(rp) != 0)
 		return -1;
 	table_path(rp, name, path, sizeof(path));
-	if ((rp->file = fopen(path, "wb")) == NULL) {
-		say(rp, path, ": cannot create");
+	temp_path(path, tmp, sizeof(tmp));
+	if ((rp->file = fopen(tmp, "wb")) == NULL) {
+		say(rp, tmp, ": cannot create");
 		return -1;
 	}
 	buf_put(&rp->paths, path, strlen(path) + 1);
@@ -565,21 +576,34 @@ table_record(struct render *rp, const struct stream_reader *r,
 	}
 }
 
-/* A lone table keeps the name -o gave; none gives an empty file. */
+/*
+ * Renames the files written to their names, or on failure removes them.
+ * A lone table keeps the name -o gave; none gives an empty file.
+ */
 static int
-finish_files(struct render *rp)
+finish_files(struct render *rp, int ok)
 {
+	const char *p = (const char *)rp->paths.data;
+	char tmp[4200];
+	size_t i;
 	FILE *fp;
+	int rc = 0;
 
-	if (rp->nfiles == 1)
-		return rename((const char *)rp->paths.data, rp->opt.out) == 0 ?
-		    0 : (say(rp, rp->opt.out, ": cannot rename"), -1);
-	if (rp->nfiles == 0) {
+	for (i = 0; i < rp->nfiles; i++, p += strlen(p) + 1) {
+		temp_path(p, tmp, sizeof(tmp));
+		if (!ok)
+			remove(tmp);
+		else if (rename(tmp, rp->nfiles == 1 ? rp->opt.out : p) != 0) {
+			say(rp, p, ": cannot rename its temporary file");
+			rc = -1;
+		}
+	}
+	if (ok && rp->nfiles == 0) {
 		if ((fp = fopen(rp->opt.out, "wb")) == NULL)
 			return -1;
 		return fclose(fp) == 0 ? 0 : -1;
 	}
-	return 0;
+	return rc;
 }
 
 static int
@@ -591,7 +615,7 @@ table_close(struct render *rp)
 		rc = -1;
 	if (close_file(rp) != 0)
 		rc = -1;
-	if (rp->split && rc == 0 && finish_files(rp) != 0)
+	if (rp->split && finish_files(rp, rc == 0) != 0)
 		rc = -1;
 	if (rp->nleft > 0) {
 		buf_put(&rp->left, "", 1);
