@@ -13,14 +13,16 @@
 enum {
 	OPT_TITLE = 256,
 	OPT_MIN_PERCENT,
-	OPT_MAX_DEPTH
+	OPT_MAX_DEPTH,
+	OPT_TABLE
 };
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--max-depth n]"
-	    "\n                 [--min-percent p] [--title text] [file ...]\n");
+	    "\n                 [--min-percent p] [--table name] [--title text] "
+	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
@@ -32,6 +34,7 @@ usage(FILE *fp, int status)
 		    "  -q               no line on what an input lost\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
+		    "  --table name     text, csv, jsonl: only the tables so named\n"
 		    "  --title text     svg, html: the title\n"
 		    "  --help           this text\n"
 		    "  --version        the version\n"
@@ -66,6 +69,7 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "table", required_argument, NULL, OPT_TABLE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render_options opt = { 0 };
@@ -102,6 +106,10 @@ main(int argc, char *argv[])
 		case OPT_MIN_PERCENT:
 			opt.min_percent = cli_decimal(optarg, 0, 100,
 			    "--min-percent");
+			opt.min_percent_given = 1;
+			break;
+		case OPT_TABLE:
+			opt.table = optarg;
 			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)cli_number(optarg, 0, 100000,
@@ -117,7 +125,11 @@ main(int argc, char *argv[])
 		cli_warn("unknown format '%s'", format);
 		usage(stderr, CLI_USAGE);
 	}
-	fp = cli_open_output(out, 0, 0, argc, argv);
+	opt.out = out;
+	opt.warn = cli_warn;
+	/* csv -o writes a file a table itself. */
+	fp = render_writes_files(format, &opt) ? NULL :
+	    cli_open_output(out, 0, 0, argc, argv);
 	r = stream_reader_new(fmt->ops->reader_flags);
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
@@ -134,12 +146,12 @@ main(int argc, char *argv[])
 			status = CLI_DATA_ERROR;
 	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
-	if (rc > 0) {
+	if (rc == 1)
 		cli_warn("nothing to draw as %s: %s", format, fmt->ops->nothing);
+	if (rc > 0)
 		status = CLI_DATA_ERROR;
-	}
 	stream_reader_free(r);
-	if (cli_close_output(fp, out, in.read > 0) != CLI_OK)
+	if (fp != NULL && cli_close_output(fp, out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }

@@ -50,9 +50,11 @@ if [ ! -d "$etl" ]; then
 	exit 0
 fi
 
-# The events of a stream as CSV rows, without the header.
+# The events of a stream as CSV rows, without the header: the columns
+# every event has (time ... fields), not those of its fields, which
+# depend on the events a stream holds.
 rows() {
-	etlreport -f csv "$@" | csv_lf | sed 1d
+	etlreport -f csv "$@" | csv_lf | sed 1d | csv_first 10
 }
 
 # Rows of $1 (a CSV file) for which the awk condition $2 holds; `name`
