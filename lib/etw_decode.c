@@ -185,6 +185,8 @@ on_vmem(const struct etw_kernel *k, struct stream_event *sev,
 	field_u(fs, "base", VAL_HEX, k->u.vmem.base);
 	field_u(fs, "size", VAL_U64, k->u.vmem.size);
 	field_u(fs, "flags", VAL_HEX, k->u.vmem.flags);
+	if (k->op == EVOP_DCSTART || k->op == EVOP_DCEND)
+		field_u(fs, "commit_size", VAL_U64, k->u.vmem.commit);
 	return 1;
 }
 
