@@ -264,6 +264,15 @@ memstacks_end_section(struct memstacks *ms, const struct stream_reader *r)
 	return 0;
 }
 
+void
+memstacks_reset(struct memstacks *ms)
+{
+	if (ms->key_w != NULL)
+		memset(ms->key_w, 0, ms->key_cap * sizeof(*ms->key_w));
+	if (ms->path_w != NULL)
+		memset(ms->path_w, 0, ms->path_cap * sizeof(*ms->path_w));
+}
+
 uint64_t
 memstacks_undefined(const struct memstacks *ms)
 {

@@ -70,6 +70,9 @@ struct memw *memstacks_weight(struct memstacks *ms, uint32_t key);
 int memstacks_end_section(struct memstacks *ms,
     const struct stream_reader *r);
 
+/* Sets every weight, of keys and paths, to zero. */
+void memstacks_reset(struct memstacks *ms);
+
 /* Stacks counted as [stack not defined]. */
 uint64_t memstacks_undefined(const struct memstacks *ms);
 

@@ -15,6 +15,7 @@ static const struct view_ops *const views[] = {
 	&view_querystacks_ops,
 	&view_vmem_ops,
 	&view_heap_ops,
+	&view_heapsnap_ops,
 };
 
 const struct view_ops *
