@@ -472,42 +472,42 @@ cmp_chunks(const void *a, const void *b)
 }
 
 /*
- * Puts the chunks in sequence order into hs->stream; writes what is
- * missing into hs->problem.  @return : 1 if no chunk is missing.
+ * Puts the chunks in sequence order into hs->stream, up to the first
+ * one missing (what follows a gap cannot be parsed: records run across
+ * chunks); writes what is missing into hs->problem.
+ * @return : 1 if the snapshot is whole.
  */
 static int
 assemble(struct etw_heapsnap *hs, struct snap *s)
 {
-	size_t i, len = strlen(hs->problem);
+	size_t i, len = 0, cap = sizeof(hs->problem);
 	uint32_t expect = 0;
-	int whole = 1;
+	int gap = 0;
 
 	qsort(s->chunks, s->nchunks, sizeof(*s->chunks), cmp_chunks);
 	hs->stream.len = 0;
 	for (i = 0; i < s->nchunks; i++) {
-		if (s->chunks[i].seq != expect) {
-			whole = 0;
-			if (len < sizeof(hs->problem) - 40)
-				len += (size_t)snprintf(hs->problem + len,
-				    sizeof(hs->problem) - len, "%schunks %u-%u "
-				    "missing", len ? "; " : "", expect,
-				    s->chunks[i].seq - 1);
-		}
+		if (s->chunks[i].seq != expect && len < cap - 48)
+			len += (size_t)snprintf(hs->problem + len, cap - len,
+			    "%schunks %u-%u missing", len ? ", " : "", expect,
+			    s->chunks[i].seq - 1);
+		gap |= s->chunks[i].seq != expect;
 		expect = s->chunks[i].seq + 1;
-		buf_put(&hs->stream, s->bytes.data + s->chunks[i].off,
-		    s->chunks[i].len);
+		if (!gap)
+			buf_put(&hs->stream, s->bytes.data + s->chunks[i].off,
+			    s->chunks[i].len);
 	}
-	if (!s->ended) {
-		whole = 0;
-		snprintf(hs->problem + len, sizeof(hs->problem) - len,
+	if (!s->ended && len < cap - 48)
+		len += (size_t)snprintf(hs->problem + len, cap - len,
 		    "%sno End event", len ? "; " : "");
-	} else if (hs->stream.len != s->total) {
-		whole = 0;
-		snprintf(hs->problem + len, sizeof(hs->problem) - len,
-		    "%s%zu of %llu bytes (last chunks missing)", len ? "; " :
-		    "", hs->stream.len, (unsigned long long)s->total);
-	}
-	return whole && !hs->stream.oom;
+	else if (!gap && hs->stream.len < s->total && len < cap - 48)
+		len += (size_t)snprintf(hs->problem + len, cap - len,
+		    "%schunks from %u on missing", len ? "; " : "", expect);
+	if (len > 0 && len < cap - 64)
+		snprintf(hs->problem + len, cap - len, "; %zu of %llu bytes "
+		    "read", hs->stream.len, (unsigned long long)s->total);
+	return len == 0 && s->ended && hs->stream.len == s->total &&
+	    !hs->stream.oom;
 }
 
 /*

@@ -21,7 +21,9 @@
  * (WPA's impact types): transient (committed and freed inside), impacting
  * (committed before and freed inside: negative; committed inside and
  * alive at T1: positive) and persistent (committed before, alive at T1).
- * A process's exit frees its ranges at that time for this purpose.
+ * What a process held when it exited counts as alive at T1, as its
+ * outstanding bytes do, so that impacting bytes are always the change of
+ * outstanding bytes from T0 to T1.
  *
  * --timeline gives outstanding commit per process every --step ms, and a
  * zero at each exit.
@@ -302,7 +304,7 @@ on_free(void *ctx, uint32_t key, uint64_t len, int64_t commit_ns)
 	classify(v, &v->cur->w, len, commit_ns, v->now);
 }
 
-/* A piece that survives: the window sees it alive at T1 (or freed by exit). */
+/* A piece alive at the end, or at its process's exit. */
 static void
 on_alive(void *ctx, uint32_t key, uint64_t len, int64_t commit_ns)
 {
@@ -511,7 +513,8 @@ on_exit(struct view *v, const struct stream_reader *r,
 		return 0;
 	vp->ended = 1;
 	vp->end_ns = ev->h.ts;
-	settle(v, vp, ev->h.ts);
+	/* What it held at exit stays its outstanding memory, for --to too. */
+	settle(v, vp, NO_LIMIT);
 	return v->timeline ? tl_add(v, ev->h.ts, index, 0) : 0;
 }
 

@@ -3,7 +3,8 @@
  * beside it, a manifest of what the trace holds, for the tests of the
  * decoders.
  *
- *	etlsynth [--scenario rustc-build|memory] [--size bytes | --events n]
+ *	etlsynth [--scenario rustc-build|memory|memory-lossy]
+ *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
  *	    [--pdb image=file.pdb ...] -o file.etl
  *
@@ -16,7 +17,8 @@
  * is the rustc-build scenario (scenario.h), or with --scenario memory a
  * short scripted trace of what the memory views must get right
  * (memscen.c: its own manifest lines, and --size, --events, --seed and
- * --pdb do not apply).  The same options give the
+ * --pdb do not apply; memory-lossy is the same trace with one chunk of
+ * its second heap snapshot lost).  The same options give the
  * same bytes, on any platform.
  *
  * --events n writes exactly n events (the trace header and the rundowns
@@ -133,7 +135,7 @@ struct settings {
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: etlsynth [--scenario rustc-build|memory] "
+	fprintf(fp, "usage: etlsynth [--scenario rustc-build|memory|memory-lossy] "
 	    "[--size bytes | --events n] [--seed n]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...] -o file.etl\n");
@@ -245,6 +247,8 @@ parse_options(int argc, char **argv, struct settings *set)
 		case OPT_SCENARIO:
 			if (strcmp(optarg, "memory") == 0)
 				set->memory = 1;
+			else if (strcmp(optarg, "memory-lossy") == 0)
+				set->memory = set->scenario.lossy = 1;
 			else if (strcmp(optarg, "rustc-build") != 0)
 				bad_usage("--scenario %s: want rustc-build or "
 				    "memory", optarg);
@@ -301,8 +305,9 @@ describe(const struct settings *set, char *buf, size_t len)
 		snprintf(limit, sizeof(limit), "--size %" PRIu64,
 		    o->size_limit);
 	if (set->memory) {
-		snprintf(buf, len, "--scenario memory --pointer-size %d "
-		    "--cpus %d%s", o->pointer_size, o->ncpus,
+		snprintf(buf, len, "--scenario memory%s --pointer-size %d "
+		    "--cpus %d%s", o->lossy ? "-lossy" : "", o->pointer_size,
+		    o->ncpus,
 		    set->compress ? " --compress" : "");
 		return;
 	}

@@ -30,7 +30,9 @@
  *	snapstack PID INSTANCE STACK COUNT BYTES
  *
  * STACK is the scenario's stack number (0-5), "before" for rundown
- * memory, "none" for untracked snapshot blocks.
+ * memory, "none" for untracked snapshot blocks.  With memory-lossy the
+ * chunk of sequence 1 of snapshot 2 is lost (counted as a lost event):
+ * the snapshot lines still say what the snapshot held.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -95,6 +97,7 @@ struct ms {
 	/* Per image (0 memtest, 1 rustc) and stack: outstanding, committed. */
 	int64_t vstack[2][NSTACKS + 2][2];
 	int snapshots;
+	int lossy;			/* lose chunk 1 of snapshot 2 */
 };
 
 static uint64_t
@@ -488,9 +491,13 @@ emit_chunks(struct ms *m, const struct mproc *p, const struct snapbuf *s,
 		memcpy(pl.bytes + pl.len, s->b + from, n);
 		pl.len += n;
 		m->t += 5;
+		from += n;
+		if (m->lossy && instance == 2 && *seq == 2) {
+			etlw_lost(m->w, 0, 1);
+			continue;
+		}
 		etlw_event(m->w, 0, &heap_snapshot_guid, 100, 1, p->pid,
 		    p->tid, ts(m), &pl);
-		from += n;
 	}
 	payload_start(&pl, m->ps);
 	payload_u32(&pl, instance);
@@ -700,6 +707,7 @@ memscen_run(const struct scenario_options *o, struct etl_writer *w,
 	m->w = w;
 	m->manifest = manifest;
 	m->ps = o->pointer_size;
+	m->lossy = o->lossy;
 	R0 = m->ps == 4 ? 0x10000000ULL : 0x0000007ff0000000ULL;
 	/* The rundown at the start. */
 	memtest = new_proc(m, 2000, "memtest.exe", 1);
