@@ -232,3 +232,26 @@ for ptr in 4 8; do
 	same "manifest-heap-$id" "$tmp/got" "$tmp/want"
 	check_model "$id" "$tmp/$id.zst"
 done
+
+# The timeline as a line chart: one line a process instance, titled as
+# WPA's graph; vmem --by stack as a flame graph weighted by outstanding
+# bytes (or, with --weight committed, by committed bytes).
+st=$tmp/p8.zst
+etlagg vmem --timeline --step 1 "$st" >"$tmp/tl.zst"
+series=$(etlreport -f csv "$tmp/tl.zst" | csv_lf | sed 1d |
+    cut -d, -f2-4 | sort -u | wc -l | tr -d ' ')
+if etlreport -f svg -o "$tmp/tl.svg" "$tmp/tl.zst"; then
+	check_eq vmem-timeline-svg-lines "$(grep -c '<polyline' "$tmp/tl.svg")" \
+	    "$series"
+	check_eq vmem-timeline-svg-title "$(grep -c \
+	    '>Outstanding Commit</text>' "$tmp/tl.svg")" 1
+else
+	fail vmem-timeline-svg "etlreport -f svg failed"
+fi
+for w in outstanding committed; do
+	got=$(etlagg vmem --by stack --weight $w "$st" | etlreport -f folded |
+	    awk '{ s += $NF } END { print s }')
+	want=$(csv vmem "$st" | cols /dev/stdin ${w}_bytes |
+	    awk '{ s += $1 } END { print s }')
+	check_eq "vmem-folded-$w" "$got" "$want"
+done
