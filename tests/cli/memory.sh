@@ -255,3 +255,17 @@ for w in outstanding committed; do
 	    awk '{ s += $1 } END { print s }')
 	check_eq "vmem-folded-$w" "$got" "$want"
 done
+
+# The pipeline: its six files, the flame graph weighing what was committed.
+if sh "${ETL_TOP:-.}/pipelines/rustc-memory.sh" -a -o "$tmp/pipe" \
+    "$tmp/p8.etl" >"$tmp/list" 2>"$tmp/err"; then
+	check_eq rustc-memory-files "$(wc -l <"$tmp/list" | tr -d ' ')" 6
+	got=$(awk '{ s += $NF } END { print s }' "$tmp/pipe/p8.commit.folded")
+	want=$(csv_lf <"$tmp/pipe/p8.commit-processes.csv" |
+	    cols /dev/stdin committed_bytes | awk '{ s += $1 } END { print s }')
+	check_eq rustc-memory-folded "$got" "$want"
+else
+	fail rustc-memory "$(cat "$tmp/err")"
+fi
+sh "${ETL_TOP:-.}/pipelines/rustc-memory.sh" >/dev/null 2>&1
+check_eq rustc-memory-usage "$?" 2
