@@ -704,6 +704,18 @@ memscen_run(const struct scenario_options *o, struct etl_writer *w,
 
 	if (m == NULL)
 		return -1;
+	fputs("# The memory scenario adds (tests/synth/memscen.c):\n"
+	    "#  vmem PID START_NS IMAGE COMMITTED DECOMMITTED OUTSTANDING PEAK"
+	    " COMMITS FREES BEFORE_TRACE\n"
+	    "#  vstack IMAGE STACK OUTSTANDING COMMITTED\n"
+	    "#  heap PID START_NS IMAGE ALLOCATED FREED ALLOCS FREES"
+	    " OUTSTANDING_COUNT OUTSTANDING UNMATCHED\n"
+	    "#  hstack IMAGE STACK OUTSTANDING_COUNT OUTSTANDING\n"
+	    "#  snapshot PID INSTANCE ALLOCATIONS BYTES\n"
+	    "#  snapstack PID INSTANCE STACK COUNT BYTES\n"
+	    "# bytes as the vmem, heap and heapsnap views count them; STACK is"
+	    " the scenario's\n# stack number, \"before\" for rundown memory,"
+	    " \"none\" for untracked blocks.\n", manifest);
 	m->w = w;
 	m->manifest = manifest;
 	m->ps = o->pointer_size;
