@@ -1,21 +1,12 @@
 /*
- * fuzz_heapsnap.c - libFuzzer target for the heap snapshot stream parser
- * (lib/etw_heapsnap.c, etl-events-2.md 1.4): any bytes must parse or stop
- * with a message, within memory bounded by their length.
- *
- *	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
- *	    tests/fuzz/fuzz_heapsnap.c build/libetl.a -lzstd -lpcre2-8 \
- *	    -lcsv -lm -o fuzz_heapsnap
- *
- * Built with -DFUZZ_REPLAY instead of libFuzzer, it runs the files named
- * on its command line through the target once each.
+ * fuzz_heapsnap.c - the heap snapshot stream parser (lib/etw_heapsnap.c,
+ * etl-events-2.md 1.4) on any bytes: it must parse them or stop saying
+ * why, touching only what it read, within memory bounded by their
+ * length.  The seeds (fuzz_heapsnap.seeds) are whole x64 v2 and x86 v1
+ * streams.
  */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "etw_heapsnap.h"
+#include "fuzz.h"
 
 struct totals {
 	uint64_t frames, bytes;
@@ -47,8 +38,6 @@ on_alloc(void *ctx, uint64_t heap, uint64_t addr, uint64_t id, uint64_t size,
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -58,31 +47,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = heapsnap_parse(data, size, &ops, &res);
 
 	if (rc == 1 && res.problem[0] == '\0')
-		abort();	/* a stop must say why */
+		fuzz_fail("a stop without a message", NULL);
 	if (rc == 0 && !res.complete)
-		abort();
+		fuzz_fail("parsed but not complete", NULL);
+	if (rc == -1)
+		fuzz_fail("a callback failed", "out of memory?");
 	return 0;
 }
-
-#ifdef FUZZ_REPLAY
-int
-main(int argc, char *argv[])
-{
-	static unsigned char buf[1 << 22];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		size_t n;
-
-		if (f == NULL) {
-			perror(argv[i]);
-			return 1;
-		}
-		n = fread(buf, 1, sizeof(buf), f);
-		fclose(f);
-		LLVMFuzzerTestOneInput(buf, n);
-	}
-	return 0;
-}
-#endif
