@@ -50,6 +50,7 @@ struct hproc {
 	struct memw w;
 	int64_t end_ns;
 	int used, ended;
+	int cut;			/* ended by its section's end */
 };
 
 struct view {
@@ -364,7 +365,7 @@ end_section(struct view *v, const struct stream_reader *r)
 
 	for (i = 0; i < v->procs_cap; i++)
 		if (v->procs[i].used && !v->procs[i].ended) {
-			v->procs[i].ended = 1;
+			v->procs[i].ended = v->procs[i].cut = 1;
 			free(v->procs[i].live.b);
 			memset(&v->procs[i].live, 0, sizeof(v->procs[i].live));
 		}
@@ -377,11 +378,16 @@ heap_record(struct view *v, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	const struct stream_event *ev = &rec->u.event;
+	size_t i;
 
 	v->reader = r;
 	if (rec->type == REC_HEADER && v->section_open &&
 	    end_section(v, NULL) != 0)
 		return -1;
+	if (rec->type == REC_HEADER)
+		for (i = 0; i < v->procs_cap; i++)
+			if (v->procs[i].cut)
+				v->procs[i].ended = v->procs[i].cut = 0;
 	if (proctab_record(v->pt, r, rec) != 0 ||
 	    memstacks_record(v->ms, r, rec) != 0)
 		return -1;

@@ -61,8 +61,8 @@ struct vproc {
 	struct vmem_map map;
 	struct memw w;
 	int64_t end_ns;
-	uint32_t key_root;		/* stack key of BEFORE_TRACE, or 0 */
 	int used, ended;
+	int cut;			/* ended by its section's end */
 };
 
 struct tl_row {
@@ -128,6 +128,7 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 	};
 	int ch, have_from = 0, have_to = 0, have_at = 0;
 	int64_t step;
+	char *end;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
@@ -156,15 +157,16 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			have_from = 1;
 			break;
 		case 's':
-			if (parse_seconds("--step", optarg, &step) != 0 ||
-			    step <= 0) {
+			/* Milliseconds: read as seconds, the scale is 1000. */
+			step = llround(strtod(optarg, &end) * 1e6);
+			if (end == optarg || *end != '\0' || step <= 0 ||
+			    step > INT64_MAX / 1000) {
 				fprintf(stderr, "vmem: --step wants a positive "
-				    "number of milliseconds\n");
+				    "number of milliseconds, not '%s'\n",
+				    optarg);
 				return -1;
 			}
-			v->step = step / 1000;	/* ms: seconds / 1000 */
-			if (v->step == 0)
-				v->step = 1;
+			v->step = step;
 			break;
 		case 'T':
 			v->timeline = 1;
@@ -527,11 +529,25 @@ end_section(struct view *v, const struct stream_reader *r)
 		if (v->procs[i].used && !v->procs[i].ended) {
 			settle(v, &v->procs[i], NO_LIMIT);
 			/* Not an exit: the next section is another trace. */
-			v->procs[i].ended = 1;
+			v->procs[i].ended = v->procs[i].cut = 1;
 		}
 	v->section_open = 0;
 	v->next_step = 0;
 	return memstacks_end_section(v->ms, r);
+}
+
+/*
+ * A process seen again in a later section (one trace after another) is
+ * the same entry of the table: it goes on from an empty map.
+ */
+static void
+reopen(struct view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->procs_cap; i++)
+		if (v->procs[i].cut)
+			v->procs[i].ended = v->procs[i].cut = 0;
 }
 
 static int
@@ -544,6 +560,8 @@ vmem_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && v->section_open &&
 	    end_section(v, NULL) != 0)
 		return -1;
+	if (rec->type == REC_HEADER)
+		reopen(v);
 	if (proctab_record(v->pt, r, rec) != 0 ||
 	    memstacks_record(v->ms, r, rec) != 0)
 		return -1;
