@@ -3,7 +3,8 @@
  *
  * A sorted array: an operation finds the first range that ends after its
  * start by binary search, rebuilds the ranges it overlaps in a scratch
- * list and puts that list in their place.  Processes hold few regions
+ * list (kept with the map, so no allocation an event once it has grown)
+ * and puts that list in their place.  Processes hold few regions
  * (hundreds to thousands), so moving the tail of the array is cheap
  * beside a tree's pointers.
  */
@@ -45,6 +46,24 @@ reserve(struct vmem_map *m, size_t extra)
 	m->r = r;
 	m->cap = cap;
 	return 0;
+}
+
+/* Room for n ranges in the scratch list, kept from call to call. */
+static struct vmem_range *
+scratch(struct vmem_map *m, size_t n)
+{
+	struct vmem_range *s;
+	size_t cap = m->scratch_cap ? m->scratch_cap : SCRATCH_MIN;
+
+	if (n <= m->scratch_cap)
+		return m->scratch;
+	while (cap < n)
+		cap *= 2;
+	if ((s = realloc(m->scratch, cap * sizeof(*s))) == NULL)
+		return NULL;
+	m->scratch = s;
+	m->scratch_cap = cap;
+	return s;
 }
 
 static void
@@ -118,11 +137,9 @@ vmem_map_commit(struct vmem_map *m, uint64_t start, uint64_t end,
 		return 0;
 	overlapping(m, start, end, &i, &j);
 	/* Each old range gives at most three, and the gaps one more each. */
-	if ((out = malloc((2 * (j - i) + 3) * sizeof(*out))) == NULL ||
-	    reserve(m, 2 * (j - i) + 3) != 0) {
-		free(out);
+	if (reserve(m, 2 * (j - i) + 3) != 0 ||
+	    (out = scratch(m, 2 * (j - i) + 3)) == NULL)
 		return -1;
-	}
 	for (k = i; k < j; k++) {
 		const struct vmem_range *r = &m->r[k];
 
@@ -145,7 +162,6 @@ vmem_map_commit(struct vmem_map *m, uint64_t start, uint64_t end,
 	}
 	splice(m, i, j, out, n);
 	m->committed += *added;
-	free(out);
 	return 0;
 }
 
@@ -206,5 +222,6 @@ void
 vmem_map_release(struct vmem_map *m)
 {
 	free(m->r);
+	free(m->scratch);
 	memset(m, 0, sizeof(*m));
 }

@@ -34,6 +34,8 @@ struct vmem_range {
 struct vmem_map {
 	struct vmem_range *r;
 	size_t n, cap;
+	struct vmem_range *scratch;	/* an operation's new ranges */
+	size_t scratch_cap;
 	uint64_t committed;		/* bytes the ranges cover */
 };
 
