@@ -188,7 +188,7 @@ add_w(struct memw *to, const struct memw *from)
 	int i;
 
 	for (i = 0; i < MEMW_MAX; i++)
-		to->v[i] += from->v[i];
+		memw_add(&to->v[i], (uint64_t)from->v[i]);
 }
 
 static int

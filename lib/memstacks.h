@@ -36,6 +36,22 @@ struct memw {
 	int64_t v[MEMW_MAX];
 };
 
+/*
+ * Adds to (takes from) a weight modulo 2^64: sizes come from the input,
+ * and a hostile one must not overflow a signed sum.
+ */
+static inline void
+memw_add(int64_t *w, uint64_t x)
+{
+	*w = (int64_t)((uint64_t)*w + x);
+}
+
+static inline void
+memw_sub(int64_t *w, uint64_t x)
+{
+	*w = (int64_t)((uint64_t)*w - x);
+}
+
 enum memstacks_by {
 	MS_BY_STACK, MS_BY_FUNCTION, MS_BY_MODULE
 };

@@ -222,15 +222,15 @@ free_block(struct view *v, struct hproc *hp, struct block *b)
 	struct memw *w = memstacks_weight(v->ms, b->key);
 
 	if (w != NULL) {
-		w->v[W_FREED] += (int64_t)b->size;
+		memw_add(&w->v[W_FREED], b->size);
 		w->v[W_FREES]++;
 		w->v[W_COUNT]--;
-		w->v[W_OUTSTANDING] -= (int64_t)b->size;
+		memw_sub(&w->v[W_OUTSTANDING], b->size);
 	}
-	hp->w.v[W_FREED] += (int64_t)b->size;
+	memw_add(&hp->w.v[W_FREED], b->size);
 	hp->w.v[W_FREES]++;
 	hp->w.v[W_COUNT]--;
-	hp->w.v[W_OUTSTANDING] -= (int64_t)b->size;
+	memw_sub(&hp->w.v[W_OUTSTANDING], b->size);
 	remove_at(&hp->live, b);
 }
 
@@ -256,14 +256,14 @@ alloc_block(struct view *v, const struct stream_reader *r,
 	    (w = memstacks_weight(v->ms, b.key)) == NULL ||
 	    insert(&hp->live, &b) != 0)
 		return -1;
-	w->v[W_ALLOCATED] += (int64_t)size;
+	memw_add(&w->v[W_ALLOCATED], size);
 	w->v[W_ALLOCS]++;
 	w->v[W_COUNT]++;
-	w->v[W_OUTSTANDING] += (int64_t)size;
-	hp->w.v[W_ALLOCATED] += (int64_t)size;
+	memw_add(&w->v[W_OUTSTANDING], size);
+	memw_add(&hp->w.v[W_ALLOCATED], size);
 	hp->w.v[W_ALLOCS]++;
 	hp->w.v[W_COUNT]++;
-	hp->w.v[W_OUTSTANDING] += (int64_t)size;
+	memw_add(&hp->w.v[W_OUTSTANDING], size);
 	peak(hp);
 	return 0;
 }

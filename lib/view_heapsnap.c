@@ -218,7 +218,7 @@ on_alloc(struct view *v, const struct stream_reader *r,
 	    (w = memstacks_weight(v->ms, key)) == NULL)
 		return -1;
 	w->v[slot]++;
-	w->v[slot + 1] += (int64_t)field_u(ev, "size");
+	memw_add(&w->v[slot + 1], field_u(ev, "size"));
 	return 0;
 }
 
@@ -312,6 +312,13 @@ struct srow {
 	int64_t weight;
 };
 
+/* b minus a, modulo 2^64 (sizes come from the input). */
+static int64_t
+growth(const int64_t *w, int b, int a)
+{
+	return (int64_t)((uint64_t)w[b] - (uint64_t)w[a]);
+}
+
 static int
 cmp_srows(const void *a, const void *b)
 {
@@ -365,7 +372,7 @@ write_stacks(struct view *v, struct stream_writer *w)
 	for (i = 0; i < rows.n; i++)
 		s[i] = (struct srow){ rows.key[i], rows.module[i],
 		    rows.keylen[i], rows.modlen[i], rows.w[i], v->diff ?
-		    rows.w[i]->v[W_BYTES_B] - rows.w[i]->v[W_BYTES_A] :
+		    growth(rows.w[i]->v, W_BYTES_B, W_BYTES_A) :
 		    rows.w[i]->v[W_BYTES_A] };
 	qsort(s, rows.n, sizeof(*s), cmp_srows);
 	for (i = 0; i < rows.n && rc == 0; i++) {
@@ -383,10 +390,10 @@ write_stacks(struct view *v, struct stream_writer *w)
 			cells[n++] = u64v((uint64_t)x[W_COUNT_B]);
 			cells[n++] = u64v((uint64_t)x[W_BYTES_B]);
 			cells[n] = (struct value){ .type = VAL_I64,
-			    .v.i = x[W_COUNT_B] - x[W_COUNT_A] };
+			    .v.i = growth(x, W_COUNT_B, W_COUNT_A) };
 			n++;
 			cells[n] = (struct value){ .type = VAL_I64,
-			    .v.i = x[W_BYTES_B] - x[W_BYTES_A] };
+			    .v.i = growth(x, W_BYTES_B, W_BYTES_A) };
 			n++;
 		}
 		row.ncells = n;

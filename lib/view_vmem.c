@@ -48,6 +48,7 @@
 #define NO_LIMIT	INT64_MAX
 #define BEFORE_TRACE	"[committed before the trace]"
 #define DEFAULT_STEP_MS	100
+#define TL_GAP_MAX	100000	/* steps between two events written in full */
 
 enum by { BY_PROCESS = -1 };	/* else enum memstacks_by */
 
@@ -92,7 +93,7 @@ struct view {
 	int64_t next_step;
 	/* Counts for REC_DIAG. */
 	uint64_t after_exit, reserve_only, rundown_ends, unknown_frees;
-	uint64_t zero_size;
+	uint64_t zero_size, steps_skipped;
 };
 
 static void vmem_destroy(struct view *v);
@@ -267,13 +268,13 @@ classify(const struct view *v, struct memw *w, uint64_t len,
 	if (!v->window || commit_ns > v->to || freed_ns < v->from)
 		return;
 	if (!before && inside_free)
-		w->v[W_TRANSIENT] += (int64_t)len;
+		memw_add(&w->v[W_TRANSIENT], len);
 	else if (before && inside_free)
-		w->v[W_IMPACTING] -= (int64_t)len;
+		memw_sub(&w->v[W_IMPACTING], len);
 	else if (!before)
-		w->v[W_IMPACTING] += (int64_t)len;
+		memw_add(&w->v[W_IMPACTING], len);
 	else
-		w->v[W_PERSISTENT] += (int64_t)len;
+		memw_add(&w->v[W_PERSISTENT], len);
 }
 
 /* A piece relabelled by a re-commit: its bytes go to the new stack. */
@@ -285,8 +286,8 @@ on_relabel(void *ctx, uint32_t old_key, uint64_t len, int64_t commit_ns)
 	struct memw *to = memstacks_weight(v->ms, v->cur_key);
 
 	if (from != NULL && to != NULL) {
-		from->v[W_OUTSTANDING] -= (int64_t)len;
-		to->v[W_OUTSTANDING] += (int64_t)len;
+		memw_sub(&from->v[W_OUTSTANDING], len);
+		memw_add(&to->v[W_OUTSTANDING], len);
 	}
 }
 
@@ -299,8 +300,8 @@ on_free(void *ctx, uint32_t key, uint64_t len, int64_t commit_ns)
 
 	if (w == NULL)
 		return;
-	w->v[W_DECOMMITTED] += (int64_t)len;
-	w->v[W_OUTSTANDING] -= (int64_t)len;
+	memw_add(&w->v[W_DECOMMITTED], len);
+	memw_sub(&w->v[W_OUTSTANDING], len);
 	w->v[W_FREES]++;
 	classify(v, w, len, commit_ns, v->now);
 	classify(v, &v->cur->w, len, commit_ns, v->now);
@@ -361,10 +362,10 @@ commit(struct view *v, const struct stream_reader *r,
 	if (vmem_map_commit(&vp->map, base, base + size, key, ev->h.ts,
 	    on_relabel, v, &added) != 0)
 		return -1;
-	w->v[W_COMMITTED] += (int64_t)added;
-	w->v[W_OUTSTANDING] += (int64_t)added;
+	memw_add(&w->v[W_COMMITTED], added);
+	memw_add(&w->v[W_OUTSTANDING], added);
 	w->v[W_COMMITS]++;
-	vp->w.v[W_COMMITTED] += (int64_t)added;
+	memw_add(&vp->w.v[W_COMMITTED], added);
 	vp->w.v[W_COMMITS]++;
 	return 0;
 }
@@ -378,7 +379,7 @@ release(struct view *v, const struct stream_event *ev, struct vproc *vp)
 	if (vmem_map_free(&vp->map, base, base + size, on_free, v,
 	    &removed) != 0)
 		return -1;
-	vp->w.v[W_DECOMMITTED] += (int64_t)removed;
+	memw_add(&vp->w.v[W_DECOMMITTED], removed);
 	vp->w.v[W_FREES]++;
 	if (removed == 0)
 		v->unknown_frees++;
@@ -404,9 +405,9 @@ rundown(struct view *v, const struct stream_reader *r,
 	if (vmem_map_commit(&vp->map, base, base + size, key, INT64_MIN,
 	    on_relabel, v, &added) != 0)
 		return -1;
-	w->v[W_BEFORE] += (int64_t)added;
-	w->v[W_OUTSTANDING] += (int64_t)added;
-	vp->w.v[W_BEFORE] += (int64_t)added;
+	memw_add(&w->v[W_BEFORE], added);
+	memw_add(&w->v[W_OUTSTANDING], added);
+	memw_add(&vp->w.v[W_BEFORE], added);
 	return 0;
 }
 
@@ -475,6 +476,7 @@ static int
 tl_advance(struct view *v, int64_t ns)
 {
 	uint32_t i, n = proctab_count(v->pt);
+	int64_t end = ns < v->to ? ns : v->to, k;
 
 	if (v->next_step == 0)
 		v->next_step = v->step;
@@ -486,6 +488,16 @@ tl_advance(struct view *v, int64_t ns)
 			    tl_add(v, v->next_step, i,
 			    v->procs[i].map.committed) != 0)
 				return -1;
+		/*
+		 * Nothing changes between two events: a gap of very many
+		 * steps (a time stamp far off) gets its first and last rows
+		 * only, so that time stays linear in the events.
+		 */
+		k = (end - v->next_step) / v->step;
+		if (k > TL_GAP_MAX) {
+			v->steps_skipped += (uint64_t)k - 1;
+			v->next_step += (k - 1) * v->step;
+		}
 		v->next_step += v->step;
 	}
 	return 0;
@@ -854,6 +866,8 @@ vmem_finish(struct view *v, struct stream_writer *w)
 	    write_diag(w, "vmem: events of processes after their exit",
 	    v->after_exit) != 0 ||
 	    write_diag(w, "vmem: events of size 0", v->zero_size) != 0 ||
+	    write_diag(w, "vmem: timeline steps left out in gaps of more than "
+	    "100000 steps without an event", v->steps_skipped) != 0 ||
 	    write_diag(w, "vmem: allocation stacks never defined",
 	    v->by != BY_PROCESS && !v->timeline ?
 	    memstacks_undefined(v->ms) : 0) != 0 ? -1 : 0;
