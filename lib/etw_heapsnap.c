@@ -484,7 +484,8 @@ assemble(struct etw_heapsnap *hs, struct snap *s)
 	uint32_t expect = 0;
 	int gap = 0;
 
-	qsort(s->chunks, s->nchunks, sizeof(*s->chunks), cmp_chunks);
+	if (s->nchunks > 0)
+		qsort(s->chunks, s->nchunks, sizeof(*s->chunks), cmp_chunks);
 	hs->stream.len = 0;
 	for (i = 0; i < s->nchunks; i++) {
 		if (s->chunks[i].seq != expect && len < cap - 48)

@@ -420,7 +420,8 @@ memstacks_rows(struct memstacks *ms, enum memstacks_by by,
 	if (ms->text.oom)
 		return -1;
 	for (i = 0; i < n; i++)
-		ms->row_key[i] = (const char *)ms->text.data + ms->row_off[i];
+		ms->row_key[i] = ms->text.data != NULL ?
+		    (const char *)ms->text.data + ms->row_off[i] : "";
 	rows->n = n;
 	rows->key = ms->row_key;
 	rows->keylen = ms->row_keylen;
