@@ -185,6 +185,8 @@ on_vmem(const struct etw_kernel *k, struct stream_event *sev,
 	field_u(fs, "base", VAL_HEX, k->u.vmem.base);
 	field_u(fs, "size", VAL_U64, k->u.vmem.size);
 	field_u(fs, "flags", VAL_HEX, k->u.vmem.flags);
+	if (k->op == EVOP_DCSTART || k->op == EVOP_DCEND)
+		field_u(fs, "commit_size", VAL_U64, k->u.vmem.commit);
 	return 1;
 }
 
@@ -430,6 +432,8 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 	if (etw_release_until(d, ev->ts) != 0)
 		return -1;
 	d->last_ts = ev->ts;
+	if (etw_heapsnap_event(d, ev))
+		return d->failed ? -1 : 0;
 	if (etw_kernel_decode(ev, hook, &k, d->scratch, sizeof(d->scratch)) != 0)
 		d->stats.bad_payloads++;
 	sev.h.op = k.op;
@@ -546,6 +550,7 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 
 	/* Settle stacks first: their events, still queued, take them. */
 	etw_settle_stacks(d);
+	etw_heapsnap_finish(d);
 	while (d->qcount > 0 && !d->failed)
 		etw_release_oldest(d);
 	for (id = 0; id < IMAGES_MAX; id++)
@@ -609,6 +614,7 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->q);
 	free(d->ring);
 	tl_decoder_free(d->tl);
+	etw_heapsnap_free(d);
 	buf_release(&d->held);
 	free(d);
 }

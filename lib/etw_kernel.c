@@ -288,11 +288,14 @@ decode_vmem(struct payload *pl, unsigned type, struct etw_kernel *k)
 	size_t P = (size_t)pl->ptr;
 
 	k->type = KREC_VMEM;
-	k->op = type == 0x62 ? EVOP_ALLOC : EVOP_FREE;
+	k->op = type == 0x62 ? EVOP_ALLOC : type == 0x63 ? EVOP_FREE :
+	    type == 0x80 ? EVOP_DCSTART : EVOP_DCEND;
 	k->u.vmem.base = ptr_at(pl, 0);
 	k->u.vmem.size = ptr_at(pl, P);
 	k->u.vmem.pid = u32_at(pl, 2 * P);
 	k->u.vmem.flags = u32_at(pl, 2 * P + 4);
+	if (type >= 0x80)	/* rundown: + CommitSizeInBytes (4.1) */
+		k->u.vmem.commit = ptr_at(pl, 2 * P + 8);
 }
 
 static void
@@ -426,7 +429,8 @@ decode_hook(struct payload *pl, int hook, unsigned version,
 			k->type = KREC_TRACE_HEADER;
 		break;
 	case 0x02:
-		if (type == 0x62 || type == 0x63)
+		if (type == 0x62 || type == 0x63 || type == 0x80 ||
+		    type == 0x81)
 			decode_vmem(pl, type, k);
 		break;
 	case 0x03:

@@ -72,7 +72,7 @@ struct etw_kernel {
 			uint32_t nframes;
 		} stack;
 		struct {
-			uint64_t base, size;
+			uint64_t base, size, commit;
 			uint32_t pid, flags;
 		} vmem;
 		struct {

@@ -7,6 +7,7 @@
  *	etw_queue.c	the hold queue that keeps the stream in time order
  *	etw_stacks.c	stack walks joined to their events (etl-format.md 5.6)
  *	etw_imageid.c	ImageID/DbgID joined to their images (section 6)
+ *	etw_heapsnap.c	WPR heap snapshots reassembled (etl-events-2.md 1)
  *
  * The public interface is etw_decode.h.
  */
@@ -131,6 +132,7 @@ struct etw_decoder {
 	char computer[64];
 	uint64_t last_ts;
 	uint64_t next_seq;		/* numbers queue entries */
+	struct etw_heapsnap *heapsnap;	/* snapshots being reassembled */
 	int failed;
 };
 
@@ -170,5 +172,10 @@ uint32_t etw_add_pending_image(struct etw_decoder *d,
     const struct etl_event *ev, const struct etw_kernel *k, stream_id id);
 void etw_on_image_id(struct etw_decoder *d, const struct etl_event *ev,
     const struct etw_kernel *k);
+
+/* etw_heapsnap.c: 1 if the event was a heap snapshot's (consumed). */
+int etw_heapsnap_event(struct etw_decoder *d, const struct etl_event *ev);
+void etw_heapsnap_finish(struct etw_decoder *d);
+void etw_heapsnap_free(struct etw_decoder *d);
 
 #endif

@@ -18,6 +18,8 @@
  * unit a reader takes in ("3,763 samples", "83.44 ms", "1.50 MiB").  A
  * graph taller than the window opens scrolled to the bottom, where the
  * root is.
+ * A stream with no stack table but a time-series one is drawn as a line
+ * chart (render_linechart.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "intern.h"
 #include "markup.h"
 #include "render.h"
+#include "render_linechart.h"
 #include "stackrows.h"
 
 #define WIDTH		1200
@@ -59,6 +62,7 @@ struct render {
 	struct buf nodes;		/* struct node, by id; 0 the root */
 	uint32_t *kids;
 	uint64_t total;
+	struct linechart *lines;	/* time series, if no stacks */
 };
 
 static struct render *
@@ -71,7 +75,9 @@ svg_open(FILE *fp, const char *format, const struct render_options *opt)
 		return NULL;
 	rd->fp = fp;
 	rd->opt = *opt;
-	if ((rd->rows = stackrows_new()) == NULL) {
+	if ((rd->rows = stackrows_new()) == NULL ||
+	    (rd->lines = linechart_new()) == NULL) {
+		stackrows_free(rd->rows);
 		free(rd);
 		return NULL;
 	}
@@ -83,6 +89,8 @@ svg_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	(void)r;
+	if (linechart_record(rd->lines, rec) != 0)
+		return -1;
 	return stackrows_record(rd->rows, rec);
 }
 
@@ -509,11 +517,14 @@ draw(struct render *rd)
 static int
 svg_close(struct render *rd)
 {
-	int rc = stackrows_tables(rd->rows) == 0 ? 1 : draw(rd);
+	int rc = stackrows_tables(rd->rows) != 0 ? draw(rd) :
+	    linechart_has_table(rd->lines) ?
+	    linechart_draw(rd->lines, rd->fp, &rd->opt) : 1;
 
 	if (fflush(rd->fp) != 0)
 		rc = -1;
 	stackrows_free(rd->rows);
+	linechart_free(rd->lines);
 	intern_release(&rd->names);
 	intern_release(&rd->edges);
 	buf_release(&rd->nodes);
@@ -526,5 +537,6 @@ const struct render_ops render_svg_ops = {
 	.open = svg_open,
 	.record = svg_record,
 	.close = svg_close,
-	.nothing = "no table with a stack column and an integer weight column",
+	.nothing = "no table with a stack column and an integer weight column, "
+	    "nor a time series",
 };

@@ -31,7 +31,7 @@
 
 #define STREAM_MAGIC		"ETLSTRM"	/* 7 bytes + NUL in HEADER */
 #define STREAM_VERSION_MAJOR	1
-#define STREAM_VERSION_MINOR	0
+#define STREAM_VERSION_MINOR	1	/* 1: EV_HEAPSNAP */
 #define STREAM_FRAME_MAX	(1u << 20)	/* uncompressed bytes a frame */
 #define STREAM_RECORD_MAX	(STREAM_FRAME_MAX - 4)
 #define STREAM_STACK_MAX	1024		/* frames in one REC_STACK */
@@ -66,7 +66,8 @@ enum stream_ev_kind {
 	EV_READY = 9,
 	EV_LOST = 10,		/* a record saying events were lost */
 	EV_QUERY = 11,		/* rustc self-profile interval or instant */
-	EV_KIND_MAX = 11
+	EV_HEAPSNAP = 12,	/* heap snapshot: op START, CREATE (heap), ALLOC */
+	EV_KIND_MAX = 12
 };
 
 enum stream_ev_op {

@@ -829,6 +829,7 @@ static const char *const kind_names[] = {
 	[EV_THREAD] = "thread", [EV_IMAGE] = "image", [EV_SAMPLE] = "sample",
 	[EV_VMEM] = "alloc", [EV_HEAP] = "heap", [EV_CSWITCH] = "cswitch",
 	[EV_READY] = "ready", [EV_LOST] = "lost", [EV_QUERY] = "query",
+	[EV_HEAPSNAP] = "heapsnap",
 };
 
 static const char *const op_names[] = {

@@ -14,6 +14,9 @@ static const struct view_ops *const views[] = {
 	&view_cpu_ops,
 	&view_queries_ops,
 	&view_querystacks_ops,
+	&view_vmem_ops,
+	&view_heap_ops,
+	&view_heapsnap_ops,
 };
 
 const struct view_ops *

@@ -77,5 +77,8 @@ extern const struct view_ops view_tree_ops;
 extern const struct view_ops view_cpu_ops;
 extern const struct view_ops view_queries_ops;
 extern const struct view_ops view_querystacks_ops;
+extern const struct view_ops view_vmem_ops;
+extern const struct view_ops view_heap_ops;
+extern const struct view_ops view_heapsnap_ops;
 
 #endif

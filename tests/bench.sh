@@ -71,6 +71,12 @@ run "etlcat | etlagg stats | etlreport -f csv" \
     "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
 run "etlcat | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" \
     "etlcat -q '$trace' | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" cpu
+# The views alone, on the trace decoded once: the memory views beside cpu.
+etlcat -q "$trace" >"$out/trace.zst" || echo "bench: etlcat failed" >&2
+for view in "cpu --by stack" "vmem --by stack" "heap --by stack"; do
+	run "etlagg $view (decoded stream)" \
+	    "etlagg $view '$out/trace.zst'" "view_$(echo "$view" | cut -d' ' -f1)"
+done
 awk -v e="$events" -v a="$secs_etlcat" -v z="$secs_zstd" 'BEGIN {
 	printf "etlcat: %.2f M events/s; %.2fx the time of zstd -1\n",
 	    e / a / 1e6, a / z }'

@@ -3,7 +3,8 @@
  * beside it, a manifest of what the trace holds, for the tests of the
  * decoders.
  *
- *	etlsynth [--scenario rustc-build] [--size bytes | --events n]
+ *	etlsynth [--scenario rustc-build|memory|memory-lossy]
+ *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
  *	    [--pdb image=file.pdb ...] -o file.etl
  *
@@ -13,7 +14,11 @@
  * fill (so the file is not in time order), events 8-byte aligned, 0xFF
  * after the filled part, MS-XCA plain LZ77 buffers with --compress, and
  * 32-bit headers and pointers with --pointer-size 4.  What happens in it
- * is the rustc-build scenario (scenario.h).  The same options give the
+ * is the rustc-build scenario (scenario.h), or with --scenario memory a
+ * short scripted trace of what the memory views must get right
+ * (memscen.c: its own manifest lines, and --size, --events, --seed and
+ * --pdb do not apply; memory-lossy is the same trace with one chunk of
+ * its second heap snapshot lost).  The same options give the
  * same bytes, on any platform.
  *
  * --events n writes exactly n events (the trace header and the rundowns
@@ -70,6 +75,7 @@
 #include "etlwrite.h"
 #include "images.h"
 #include "manifest.h"
+#include "memscen.h"
 #include "pdb.h"
 #include "platform.h"
 #include "programs.h"
@@ -123,12 +129,13 @@ struct settings {
 	const char		*output;
 	struct pdb_option	 pdbs[IMAGE_COUNT];
 	int			 npdbs;
+	int			 memory;	/* --scenario memory */
 };
 
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: etlsynth [--scenario rustc-build] "
+	fprintf(fp, "usage: etlsynth [--scenario rustc-build|memory|memory-lossy] "
 	    "[--size bytes | --events n] [--seed n]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...] -o file.etl\n");
@@ -238,9 +245,13 @@ parse_options(int argc, char **argv, struct settings *set)
 				    optarg);
 			break;
 		case OPT_SCENARIO:
-			if (strcmp(optarg, "rustc-build") != 0)
-				bad_usage("--scenario %s: only rustc-build "
-				    "exists", optarg);
+			if (strcmp(optarg, "memory") == 0)
+				set->memory = 1;
+			else if (strcmp(optarg, "memory-lossy") == 0)
+				set->memory = set->scenario.lossy = 1;
+			else if (strcmp(optarg, "rustc-build") != 0)
+				bad_usage("--scenario %s: want rustc-build or "
+				    "memory", optarg);
 			break;
 		case OPT_SEED:
 			set->scenario.seed = number_option(
@@ -293,6 +304,13 @@ describe(const struct settings *set, char *buf, size_t len)
 	else
 		snprintf(limit, sizeof(limit), "--size %" PRIu64,
 		    o->size_limit);
+	if (set->memory) {
+		snprintf(buf, len, "--scenario memory%s --pointer-size %d "
+		    "--cpus %d%s", o->lossy ? "-lossy" : "", o->pointer_size,
+		    o->ncpus,
+		    set->compress ? " --compress" : "");
+		return;
+	}
 	snprintf(buf, len, "--scenario rustc-build %s --seed %" PRIu64
 	    " --pointer-size %d --cpus %d%s", limit, o->seed,
 	    o->pointer_size, o->ncpus, set->compress ? " --compress" : "");
@@ -392,7 +410,8 @@ generate(const struct settings *set, FILE *etl, FILE *manifest)
 	info.compress = set->compress;
 	if (etlw_open(&w, etl, &info) == -1)
 		return fail(set->output, errno);
-	if (scenario_run(&set->scenario, &w, manifest) == -1) {
+	if ((set->memory ? memscen_run(&set->scenario, &w, manifest) :
+	    scenario_run(&set->scenario, &w, manifest)) == -1) {
 		etlw_release(&w);
 		return fail(set->output, errno);
 	}

@@ -32,6 +32,7 @@
 #define SYSTEM_HEADER_LEN	0x20
 #define PERFINFO_HEADER_LEN	0x10
 #define FULL_HEADER_LEN		0x30
+#define EVENT_HEADER_LEN	0x50
 #define MAX_EVENT_SIZE		0xffff
 
 /* Section 2. */
@@ -546,6 +547,35 @@ etlw_full(struct etl_writer *w, int cpu, const struct etl_guid *guid,
 	    p->len);
 	memcpy(at + hlen, p->bytes, p->len);
 	guid_count(w, guid)->per_opcode[opcode & 0xff]++;
+}
+
+void
+etlw_event(struct etl_writer *w, int cpu, const struct etl_guid *guid,
+    unsigned id, unsigned version, uint32_t pid, uint32_t tid, uint64_t ts,
+    const struct etlw_payload *p)
+{
+	size_t size = EVENT_HEADER_LEN + p->len;
+	unsigned char *h;
+
+	if (w->failed)
+		return;
+	assert(size <= MAX_EVENT_SIZE);
+	h = reserve(w, cpu, size, ts);
+	memset(h, 0, EVENT_HEADER_LEN);
+	put16(h, (unsigned)size);
+	put16(h + 2, w->info.pointer_size == 4 ? 0xc012 : 0xc013);
+	put32(h + 8, tid);
+	put32(h + 12, pid);
+	put64(h + 16, ts);
+	put32(h + 24, guid->data1);
+	put16(h + 28, guid->data2);
+	put16(h + 30, guid->data3);
+	memcpy(h + 32, guid->data4, 8);
+	put16(h + 40, id);			/* EventDescriptor */
+	h[42] = version & 0xff;
+	memcpy(h + EVENT_HEADER_LEN, p->bytes, p->len);
+	/* Counted per event id, in place of the opcode (always 0 here). */
+	guid_count(w, guid)->per_opcode[id & 0xff]++;
 }
 
 void

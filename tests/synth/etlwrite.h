@@ -25,7 +25,7 @@
 
 #define ETLW_BUFFER_SIZE	0x10000
 #define ETLW_BUFFER_HEADER	0x48
-#define ETLW_PAYLOAD_MAX	8192
+#define ETLW_PAYLOAD_MAX	(16384 + 64)	/* a heap snapshot chunk */
 #define ETLW_MAX_GUIDS		4
 
 /* A GUID in Windows layout: Data1-3 little-endian, Data4 as is. */
@@ -129,6 +129,15 @@ void	etlw_perfinfo(struct etl_writer *w, int cpu, unsigned hook,
 /* An EVENT_TRACE_HEADER ("FULL_HEADER") event (3.5). */
 void	etlw_full(struct etl_writer *w, int cpu,
 	    const struct etl_guid *guid, unsigned opcode, unsigned version,
+	    uint32_t pid, uint32_t tid, uint64_t ts,
+	    const struct etlw_payload *p);
+
+/*
+ * An EVENT_HEADER (manifest) event (3.7) with descriptor `id`, counted in
+ * the manifest's guid lines under its id.
+ */
+void	etlw_event(struct etl_writer *w, int cpu,
+	    const struct etl_guid *guid, unsigned id, unsigned version,
 	    uint32_t pid, uint32_t tid, uint64_t ts,
 	    const struct etlw_payload *p);
 

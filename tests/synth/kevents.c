@@ -244,6 +244,22 @@ kev_virtual(struct etl_writer *w, int cpu, unsigned hook, uint64_t ts,
 }
 
 void
+kev_virtual_rundown(struct etl_writer *w, int cpu, unsigned hook,
+    uint64_t ts, uint64_t base, uint64_t size, uint32_t pid, uint32_t flags,
+    uint64_t commit)
+{
+	struct etlw_payload p;
+
+	payload_for(&p, w);
+	payload_ptr(&p, base);
+	payload_ptr(&p, size);
+	payload_u32(&p, pid);
+	payload_u32(&p, flags);
+	payload_ptr(&p, commit);
+	etlw_perfinfo(w, cpu, hook, PAGEFAULT_VERSION, ts, &p);
+}
+
+void
 kev_heap_create(struct etl_writer *w, int cpu, uint32_t pid, uint32_t tid,
     uint64_t ts, uint64_t heap, uint64_t reserved, uint64_t committed)
 {

@@ -23,6 +23,8 @@
 enum kernel_hook {
 	HOOK_VIRTUAL_ALLOC = 0x0262,
 	HOOK_VIRTUAL_FREE = 0x0263,
+	HOOK_VIRTUAL_DCSTART = 0x0280,
+	HOOK_VIRTUAL_DCEND = 0x0281,
 	HOOK_PROCESS_START = 0x0301,
 	HOOK_PROCESS_END = 0x0302,
 	HOOK_PROCESS_DCSTART = 0x0303,
@@ -58,6 +60,7 @@ enum kernel_hook {
 /* VirtualAlloc/VirtualFree flags. */
 #define MEM_COMMIT		0x1000
 #define MEM_RESERVE		0x2000
+#define MEM_DECOMMIT		0x4000
 #define MEM_RELEASE		0x8000
 
 extern const struct etl_guid kernel_trace_control_image_guid;
@@ -137,6 +140,10 @@ void	kev_stack_key_frames(struct etl_writer *w, int cpu, unsigned hook,
 void	kev_virtual(struct etl_writer *w, int cpu, unsigned hook,
 	    uint64_t ts, uint64_t base, uint64_t size, uint32_t pid,
 	    uint32_t flags);
+/* VirtualAllocDCStart or DCEnd (4.1): + CommitSizeInBytes. */
+void	kev_virtual_rundown(struct etl_writer *w, int cpu, unsigned hook,
+	    uint64_t ts, uint64_t base, uint64_t size, uint32_t pid,
+	    uint32_t flags, uint64_t commit);
 /* Heap events, version 3, byte-packed (5.8). */
 void	kev_heap_create(struct etl_writer *w, int cpu, uint32_t pid,
 	    uint32_t tid, uint64_t ts, uint64_t heap, uint64_t reserved,

@@ -27,6 +27,7 @@ struct scenario_options {
 	int		pointer_size;
 	uint64_t	event_limit;	/* exact event count, or 0 */
 	uint64_t	size_limit;	/* stop at this file size, or 0 */
+	int		lossy;		/* memory: lose a snapshot chunk */
 };
 
 /* What etlw_open() needs to know before the scenario starts. */
