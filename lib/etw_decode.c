@@ -415,6 +415,21 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 	return -1;
 }
 
+/*
+ * The thread whose stack walk an event may own (5.6 step 2): the one that
+ * logged it.  Process and thread start are logged by the parent, so their
+ * header's thread, not the new one the event is about.
+ */
+static uint32_t
+owner_tid(const struct etl_event *ev, const struct etw_kernel *k,
+    const struct stream_event *sev)
+{
+	if ((k->type == KREC_PROCESS || k->type == KREC_THREAD) &&
+	    ev->tid != ETL_NO_ID)
+		return ev->tid;
+	return sev->h.tid;
+}
+
 int
 etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 {
@@ -449,8 +464,8 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return 0;	/* absorbed into definitions */
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
-	if (etw_queue_event(d, &sev, ev, owns ? sev.h.tid : ETL_NO_ID,
-	    image_slot) == NULL) {
+	if (etw_queue_event(d, &sev, ev, owns ? owner_tid(ev, &k, &sev) :
+	    ETL_NO_ID, image_slot) == NULL) {
 		d->failed = 1;
 		return -1;
 	}
@@ -517,6 +532,7 @@ etw_decoder_new(struct stream_writer *w, const struct etl_header *h,
 		d->hold_ticks = h->perf_freq ? h->perf_freq * ETW_HOLD_MS / 1000 :
 		    ETW_HOLD_MS * 10000ULL;
 	}
+	d->late_ticks = d->hold_ticks / ETW_HOLD_MS * LATE_MS;
 	fill_trace(h, source, &t);
 	if (stream_write_trace(w, &t) != 0) {
 		etw_decoder_free(d);

@@ -112,18 +112,23 @@ complete_pending(struct etw_decoder *d, const struct pending_stack *ps,
 		define_join(d, ps->id, full, 0, 0);
 }
 
-/* A user part arrived on `tid`: complete every kernel-only stack there. */
-static void
+/*
+ * A user part arrived on `tid`: complete every kernel-only stack there.
+ * @return : how many it completed.
+ */
+static uint32_t
 resolve_pending(struct etw_decoder *d, uint32_t tid, stream_id user)
 {
 	struct thread_pending *tp = pending_of(d, tid, 0);
-	uint32_t i;
+	uint32_t i, n;
 
 	if (tp == NULL)
-		return;
+		return 0;
 	for (i = 0; i < tp->n; i++)
 		complete_pending(d, &tp->s[i], user);
+	n = tp->n;
 	tp->n = 0;
+	return n;
 }
 
 /*
@@ -155,12 +160,14 @@ await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel,
 
 /*
  * The queued event that owns a stack walk for time `ts` on thread `tid`
- * logged on `cpu` (5.6 steps 1 to 3), or NULL.
+ * logged on `cpu` (5.6 steps 1 to 3), or NULL.  Of several on the thread
+ * (idle samples: thread 0 runs on every processor) the one on the walk's
+ * own processor wins.
  */
 static struct qentry *
 find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
 {
-	struct qentry *same_cpu = NULL;
+	struct qentry *same_tid = NULL, *same_cpu = NULL;
 	size_t i;
 
 	for (i = d->qcount; i-- > 0;) {
@@ -170,12 +177,14 @@ find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
 			break;
 		if (e->ts != ts || !e->stackable)
 			continue;
-		if (e->tid == tid)
+		if (e->tid == tid && e->cpu == cpu)
 			return e;
+		if (e->tid == tid && same_tid == NULL)
+			same_tid = e;
 		if (e->tid == ETL_NO_ID && e->cpu == cpu && same_cpu == NULL)
 			same_cpu = e;
 	}
-	return same_cpu;
+	return same_tid != NULL ? same_tid : same_cpu;
 }
 
 static void
@@ -183,30 +192,34 @@ give_stack(struct etw_decoder *d, struct qentry *owner, stream_id id)
 {
 	stream_event_set_stack(d->ring + owner->off, id);
 	owner->has_stack = 1;
+	if (owner->sample)
+		d->sample_stacks = 1;
 	d->stats.stacks_attached++;
 }
 
 /*
  * Attaches a stack part with id `part` for (ts, tid) to its owner.
- * `kernel_only` says whether it is a kernel fragment awaiting a user part.
+ * `kernel_only` says whether it is a kernel fragment awaiting a user part;
+ * a user part also completes the thread's kernel fragments (step 4).
  */
 static void
 attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
     stream_id part, int kernel_only)
 {
 	struct qentry *owner = find_owner(d, ts, tid, cpu);
+	uint32_t completed = kernel_only ? 0 : resolve_pending(d, tid, part);
 
-	if (!kernel_only)
-		resolve_pending(d, tid, part);
 	if (owner == NULL) {
-		if (kernel_only || pending_of(d, tid, 0) == NULL)
+		/* A part that joins nothing: said, not silently dropped. */
+		if (completed == 0)
 			d->stats.stacks_orphaned++;
 		return;
 	}
 	if (owner->has_stack)
 		return;		/* its user part, already joined above */
-	give_stack(d, owner, kernel_only ? await_user_part(d, tid, part, owner) :
-	    part);
+	/* The idle thread never returns to user mode: no part will come. */
+	give_stack(d, owner, kernel_only && tid != 0 ?
+	    await_user_part(d, tid, part, owner) : part);
 }
 
 void

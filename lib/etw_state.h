@@ -26,6 +26,7 @@
 #define QUEUE_SLOTS	65536		/* events held at most */
 #define QUEUE_BYTES	(16u << 20)	/* their encoded bytes, at most */
 #define PENDING_MAX	64		/* kernel-only stacks a thread awaits */
+#define LATE_MS		500		/* a stackless sample waits for its walk */
 #define IMAGES_MAX	4096		/* images awaiting ImageID joins */
 #define FACTS_MAX	256		/* ImageID events awaiting images */
 #define SCRATCH		(96 * 1024)
@@ -43,6 +44,7 @@ struct qentry {
 	uint16_t cpu;
 	uint8_t stackable;	/* may own a stack walk */
 	uint8_t has_stack;
+	uint8_t sample;		/* a SampledProfile */
 };
 
 /* An image waiting for the writing of its definition. */
@@ -115,6 +117,8 @@ struct etw_decoder {
 	unsigned char *ring;
 	size_t ring_head, ring_tail, ring_used;
 	uint64_t hold_ticks;
+	uint64_t late_ticks;		/* LATE_MS in clock ticks */
+	int sample_stacks;		/* samples of this trace have stacks */
 	uint64_t ns_per_tick;		/* when whole: no division a time stamp */
 
 	struct pending_image images[IMAGES_MAX];

@@ -3,7 +3,8 @@
  * beside it, a manifest of what the trace holds, for the tests of the
  * decoders.
  *
- *	etlsynth [--scenario rustc-build] [--size bytes | --events n]
+ *	etlsynth [--scenario rustc-build | stack-joins]
+ *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
  *	    [--pdb image=file.pdb ...] -o file.etl
  *
@@ -13,8 +14,10 @@
  * fill (so the file is not in time order), events 8-byte aligned, 0xFF
  * after the filled part, MS-XCA plain LZ77 buffers with --compress, and
  * 32-bit headers and pointers with --pointer-size 4.  What happens in it
- * is the rustc-build scenario (scenario.h).  The same options give the
- * same bytes, on any platform.
+ * is the rustc-build scenario (scenario.h), or with --scenario stack-joins
+ * a short trace of the stack walks that are hard to join to their samples
+ * (stackjoins.h; size, seed and pdb options do not apply).  The same
+ * options give the same bytes, on any platform.
  *
  * --events n writes exactly n events (the trace header and the rundowns
  * included); --size bytes stops once the file has reached that size
@@ -74,6 +77,7 @@
 #include "platform.h"
 #include "programs.h"
 #include "scenario.h"
+#include "stackjoins.h"
 
 #define DEFAULT_EVENTS	100000
 #define DEFAULT_CPUS	4
@@ -117,8 +121,14 @@ struct pdb_option {
 	struct pdb	*pdb;
 };
 
+enum scenario_kind {
+	SCENARIO_RUSTC_BUILD,
+	SCENARIO_STACK_JOINS
+};
+
 struct settings {
 	struct scenario_options	 scenario;
+	enum scenario_kind	 kind;
 	int			 compress;
 	const char		*output;
 	struct pdb_option	 pdbs[IMAGE_COUNT];
@@ -128,7 +138,7 @@ struct settings {
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: etlsynth [--scenario rustc-build] "
+	fprintf(fp, "usage: etlsynth [--scenario rustc-build | stack-joins] "
 	    "[--size bytes | --events n] [--seed n]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...] -o file.etl\n");
@@ -238,9 +248,11 @@ parse_options(int argc, char **argv, struct settings *set)
 				    optarg);
 			break;
 		case OPT_SCENARIO:
-			if (strcmp(optarg, "rustc-build") != 0)
-				bad_usage("--scenario %s: only rustc-build "
-				    "exists", optarg);
+			if (strcmp(optarg, "stack-joins") == 0)
+				set->kind = SCENARIO_STACK_JOINS;
+			else if (strcmp(optarg, "rustc-build") != 0)
+				bad_usage("--scenario %s: want rustc-build or "
+				    "stack-joins", optarg);
 			break;
 		case OPT_SEED:
 			set->scenario.seed = number_option(
@@ -387,12 +399,18 @@ generate(const struct settings *set, FILE *etl, FILE *manifest)
 	char options[4096];
 
 	describe(set, options, sizeof(options));
+	if (set->kind == SCENARIO_STACK_JOINS)
+		snprintf(options, sizeof(options), "--scenario stack-joins "
+		    "--pointer-size %d --cpus %d%s", set->scenario.pointer_size,
+		    set->scenario.ncpus, set->compress ? " --compress" : "");
 	manifest_header(manifest, options, set->npdbs > 0);
 	scenario_trace_info(&set->scenario, &info);
 	info.compress = set->compress;
 	if (etlw_open(&w, etl, &info) == -1)
 		return fail(set->output, errno);
-	if (scenario_run(&set->scenario, &w, manifest) == -1) {
+	if ((set->kind == SCENARIO_STACK_JOINS ?
+	    stackjoins_run(&w, manifest) :
+	    scenario_run(&set->scenario, &w, manifest)) == -1) {
 		etlw_release(&w);
 		return fail(set->output, errno);
 	}

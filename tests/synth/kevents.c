@@ -189,11 +189,18 @@ void
 kev_stack(struct etl_writer *w, int cpu, uint64_t ts, uint32_t pid,
     uint32_t tid, const uint64_t *frames, int nframes)
 {
+	kev_stack_late(w, cpu, ts, ts, pid, tid, frames, nframes);
+}
+
+void
+kev_stack_late(struct etl_writer *w, int cpu, uint64_t ts, uint64_t event_ts,
+    uint32_t pid, uint32_t tid, const uint64_t *frames, int nframes)
+{
 	struct etlw_payload p;
 	int i;
 
 	payload_for(&p, w);
-	payload_u64(&p, ts);			/* EventTimeStamp */
+	payload_u64(&p, event_ts);		/* EventTimeStamp */
 	payload_u32(&p, pid);
 	payload_u32(&p, tid);
 	for (i = 0; i < nframes; i++)

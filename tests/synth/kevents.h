@@ -127,6 +127,10 @@ void	kev_sample(struct etl_writer *w, int cpu, uint64_t ts, uint64_t ip,
 /* StackWalk Stack (5.6); frames innermost first. */
 void	kev_stack(struct etl_writer *w, int cpu, uint64_t ts, uint32_t pid,
 	    uint32_t tid, const uint64_t *frames, int nframes);
+/* The same, logged at `ts` for the event at `event_ts` (a later part). */
+void	kev_stack_late(struct etl_writer *w, int cpu, uint64_t ts,
+	    uint64_t event_ts, uint32_t pid, uint32_t tid,
+	    const uint64_t *frames, int nframes);
 /* StackKeyKernel or StackKeyUser: a reference to a cached stack. */
 void	kev_stack_key(struct etl_writer *w, int cpu, unsigned hook,
 	    uint64_t ts, uint32_t pid, uint32_t tid, uint64_t key);
