@@ -27,9 +27,9 @@ int
 etw_release_oldest(struct etw_decoder *d)
 {
 	struct qentry *e = &d->q[d->qhead];
-	int rc = 0;
+	int rc = etw_cswitch_release_until(d, e->ts);
 
-	if (e->image != NO_SLOT)
+	if (rc == 0 && e->image != NO_SLOT)
 		rc = etw_write_image_def(d, e->image);
 	if (rc == 0)
 		rc = stream_write_encoded(d->w, d->ring + e->off, e->len);
@@ -68,6 +68,11 @@ etw_release_until(struct etw_decoder *d, uint64_t now)
 	    !awaits_late_walk(d, &d->q[d->qhead], now))
 		if (etw_release_oldest(d) != 0)
 			return -1;
+	/* Expanded compact switches older than the window and the queue. */
+	if (now > d->hold_ticks)
+		return etw_cswitch_release_until(d, d->qcount > 0 &&
+		    d->q[d->qhead].ts < now - d->hold_ticks ?
+		    d->q[d->qhead].ts : now - d->hold_ticks - 1);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  *	etw_queue.c	the hold queue that keeps the stream in time order
  *	etw_stacks.c	stack walks joined to their events (etl-format.md 5.6)
  *	etw_imageid.c	ImageID/DbgID joined to their images (section 6)
+ *	etw_cswitch.c	context switch names, compact CSwitch batches
  *
  * The public interface is etw_decode.h.
  */
@@ -126,6 +127,7 @@ struct etw_decoder {
 	struct image_fact facts[FACTS_MAX];
 	size_t fact_next;
 
+	struct etw_cswitch *cs;		/* etw_cswitch.c, on first use */
 	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
@@ -174,5 +176,17 @@ uint32_t etw_add_pending_image(struct etw_decoder *d,
     const struct etl_event *ev, const struct etw_kernel *k, stream_id id);
 void etw_on_image_id(struct etw_decoder *d, const struct etl_event *ev,
     const struct etw_kernel *k);
+
+/* etw_cswitch.c */
+const char *etw_wait_reason_name(unsigned r);
+const char *etw_thread_state_name(unsigned s);
+const char *etw_ready_reason_name(int r);
+void etw_cswitch_running(struct etw_decoder *d, uint16_t cpu, uint32_t tid);
+uint32_t etw_cswitch_running_tid(const struct etw_decoder *d, uint16_t cpu);
+void etw_on_cswitch_batch(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k, stream_id cls);
+int etw_cswitch_release_until(struct etw_decoder *d, uint64_t ts);
+void etw_cswitch_finish(struct etw_decoder *d);
+void etw_cswitch_free(struct etw_decoder *d);
 
 #endif

@@ -13,6 +13,9 @@ static const struct view_ops *const views[] = {
 	&view_cpu_ops,
 	&view_queries_ops,
 	&view_querystacks_ops,
+	&view_threads_ops,
+	&view_waits_ops,
+	&view_switches_ops,
 };
 
 const struct view_ops *

@@ -324,6 +324,13 @@ void
 kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
     const struct kev_cswitch *c)
 {
+	kev_cswitch_version(w, cpu, ts, c, CSWITCH_VERSION);
+}
+
+void
+kev_cswitch_version(struct etl_writer *w, int cpu, uint64_t ts,
+    const struct kev_cswitch *c, unsigned version)
+{
 	struct etlw_payload p;
 
 	payload_for(&p, w);
@@ -339,7 +346,9 @@ kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
 	payload_u8(&p, c->old_ideal_processor);
 	payload_u32(&p, c->new_wait_time);
 	payload_u32(&p, 0);			/* Reserved */
-	etlw_perfinfo(w, cpu, HOOK_CSWITCH, CSWITCH_VERSION, ts, &p);
+	if (version >= 5)
+		payload_u32(&p, 0);		/* ExtraFlags, 3 zero bytes */
+	etlw_perfinfo(w, cpu, HOOK_CSWITCH, version, ts, &p);
 }
 
 void

@@ -158,6 +158,9 @@ void	kev_heap_destroy(struct etl_writer *w, int cpu, uint32_t pid,
 /* CSwitch, version 4, 24 bytes (5.3). */
 void	kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
 	    const struct kev_cswitch *c);
+/* CSwitch of `version`: 24 bytes, 28 from version 5 (etl-events-2 3.1). */
+void	kev_cswitch_version(struct etl_writer *w, int cpu, uint64_t ts,
+	    const struct kev_cswitch *c, unsigned version);
 /* ReadyThread, version 2 (5.3). */
 void	kev_ready_thread(struct etl_writer *w, int cpu, uint64_t ts,
 	    uint32_t tid, int adjust_reason, int adjust_increment,
