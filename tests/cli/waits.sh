@@ -160,3 +160,12 @@ check_eq waits-bad-by "$?" 2
 etlfilter --kind cswitch,ready -o "$tmp/nothreads.zst" "$z"
 etlagg threads "$tmp/nothreads.zst" 2>"$tmp/err" >/dev/null
 check_eq waits-unknown-threads "$?:$(grep -c 'never named' "$tmp/err")" 0:1
+
+# The pipeline: six files; the folded stacks hold all the blocked time.
+sh "$ETL_TOP/pipelines/rustc-waits.sh" -a -o "$tmp/p" \
+    "$tmp/waits-seed1-v2.etl" >"$tmp/list" 2>"$tmp/err"
+check_eq waits-pipeline-files "$?:$(wc -l <"$tmp/list" | tr -d ' ')" "0:6"
+check_eq waits-pipeline-folded "$(awk '{ s += $NF } END { print s + 0 }' \
+    "$tmp/p/waits-seed1-v2.waits.folded")" "$(etlagg threads "$z" |
+    etlreport -f csv | csv_lf | awk -F, 'NR > 1 { s += $6 + $7 } END {
+    print s }')"
