@@ -12,7 +12,8 @@
  * made: they wait in a small store sorted by time, and the hold queue
  * (etw_queue.c) writes them in their place among the queued events.
  * The store is allocated with the first batch; when it is full its oldest
- * switch is written at once.  Compact batches carry no stack per switch
+ * switch is written at once.  A switch older than what was already
+ * written (a batch logged past the hold) is counted and left out.  Compact batches carry no stack per switch
  * (their walks come before the batch and are counted as without owner).
  */
 #include <stdint.h>
@@ -189,6 +190,7 @@ store_release_oldest(struct etw_decoder *d)
 	uint32_t s = cs->order[0], i = 0, c;
 	int rc = stream_write_encoded(d->w, cs->slot[s], cs->slot_len[s]);
 
+	d->written_ts = cs->slot_ts[s];
 	cs->order[0] = cs->order[--cs->count];
 	while ((c = 2 * i + 1) < cs->count) {
 		if (c + 1 < cs->count && earlier(cs, c + 1, c))
@@ -223,6 +225,11 @@ store_put(struct etw_decoder *d, uint64_t ts, const struct stream_event *sev)
 	uint32_t s, i;
 	size_t len;
 
+	/* Older than what was written: the batch came too late. */
+	if (ts < d->written_ts) {
+		d->stats.cswitch_late++;
+		return;
+	}
 	/* Full: the oldest goes, after the queued events older than it. */
 	if (cs->nfree == 0) {
 		while (d->qcount > 0 &&
@@ -353,15 +360,21 @@ etw_on_cswitch_batch(struct etw_decoder *d, const struct etl_event *ev,
 		d->stats.cswitch_batches_cut++;
 		return;
 	}
-	ts = le64(p);
+	/* The batch is logged after its switches: none is later than it. */
+	if ((ts = le64(p)) > ev->ts) {
+		d->stats.cswitch_batches_cut++;
+		return;
+	}
 	for (p += BATCH_HEADER; p < end && !d->failed;) {
 		uint32_t w0, w1, idx;
 		unsigned type = p[0] & 3;
 
+
 		if (type == 0) {		/* IdleShort */
 			if (end - p < 2)
 				break;
-			ts += le16(p) >> 2;
+			if ((ts += le16(p) >> 2) > ev->ts)
+				break;
 			batch_record(d, ev->cpu, ts, 0, -1, -1, 0);
 			p += 2;
 			continue;
@@ -370,12 +383,14 @@ etw_on_cswitch_batch(struct etw_decoder *d, const struct etl_event *ev,
 			break;
 		w0 = le32(p);
 		if (type == 1) {		/* Idle */
-			ts += w0 >> 2;
+			if ((ts += w0 >> 2) > ev->ts)
+				break;
 			batch_record(d, ev->cpu, ts, 0, -1, -1, 0);
 			p += 4;
 		} else if (type == 2) {		/* Lite */
 			idx = w0 >> 2 & 0xf;
-			ts += w0 >> 15;
+			if ((ts += w0 >> 15) > ev->ts)
+				break;
 			batch_record(d, ev->cpu, ts, le32(k->u.batch.data + 8 +
 			    4 * idx), (int8_t)k->u.batch.data[0x48 + idx] +
 			    (int)(w0 >> 6 & 7), (int)(w0 >> 9 & 0x3f), 0);
@@ -385,13 +400,15 @@ etw_on_cswitch_batch(struct etw_decoder *d, const struct etl_event *ev,
 				break;
 			w1 = le32(p + 4);
 			idx = w1 & 0xf;
-			ts += w0 >> 2;
+			if ((ts += w0 >> 2) > ev->ts)
+				break;
 			batch_record(d, ev->cpu, ts, le32(k->u.batch.data + 8 +
 			    4 * idx), (int)(w1 >> 10 & 0x1f),
 			    (int)(w1 >> 4 & 0x3f), w1 >> 15);
 			p += 8;
 		}
 	}
+	/* Cut short, or a record later than the batch: the rest is lost. */
 	if (p < end)
 		d->stats.cswitch_batches_cut++;
 }

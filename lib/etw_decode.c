@@ -627,6 +627,8 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	    d->stats.cswitch_batches_cut, 0, 0);
 	write_diag(d, "compact CSwitch records with a bad thread state",
 	    d->stats.cswitch_bad_records, 0, 0);
+	write_diag(d, "compact CSwitch records older than events written",
+	    d->stats.cswitch_late, 0, 0);
 	write_diag(d, "ImageID events without an image",
 	    d->stats.image_ids_unjoined, 0, 0);
 	write_diag(d, "events lost by the logger", d->h.events_lost, 0, 0);

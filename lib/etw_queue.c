@@ -33,6 +33,7 @@ etw_release_oldest(struct etw_decoder *d)
 		rc = etw_write_image_def(d, e->image);
 	if (rc == 0)
 		rc = stream_write_encoded(d->w, d->ring + e->off, e->len);
+	d->written_ts = e->ts;
 	d->ring_tail = e->off + e->len + e->waste;
 	d->ring_used -= e->len + e->waste;
 	if (d->ring_used == 0)

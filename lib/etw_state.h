@@ -128,6 +128,7 @@ struct etw_decoder {
 	size_t fact_next;
 
 	struct etw_cswitch *cs;		/* etw_cswitch.c, on first use */
+	uint64_t written_ts;		/* raw time of the last event out */
 	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
