@@ -169,3 +169,15 @@ check_eq waits-pipeline-folded "$(awk '{ s += $NF } END { print s + 0 }' \
     "$tmp/p/waits-seed1-v2.waits.folded")" "$(etlagg threads "$z" |
     etlreport -f csv | csv_lf | awk -F, 'NR > 1 { s += $6 + $7 } END {
     print s }')"
+
+# Trace health in sysconfig: compact batches; samples with CSwitch stacks.
+check_eq waits-sysconfig-compact "$(etlagg sysconfig \
+    "$tmp/waits-seed1-compact.zst" 2>/dev/null | etlreport -f csv |
+    csv_lf | awk -F, 'NR == 2 { print $NF }')" \
+    "compact CSwitch batches: no stack per switch"
+check_eq waits-sysconfig-clean "$(etlagg sysconfig "$z" 2>&1 >/dev/null |
+    wc -c | tr -d ' ')" 0
+etlcat -q "$ETL_TOP/testdata/sample.etl" | etlagg sysconfig 2>"$tmp/err" |
+    etlreport -f csv | csv_lf >"$tmp/sys"
+check_eq waits-sysconfig-both "$(grep -c 'CSwitch stacks both on' \
+    "$tmp/err"):$(grep -c 'CSwitch stacks both on' "$tmp/sys")" 1:1
