@@ -482,3 +482,43 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 	*used = optind;
 	return 0;
 }
+
+void
+sched_stack_text(struct frames *f, const struct stream_reader *r,
+    stream_id id, uint32_t pid, int which, char *buf, size_t cap)
+{
+	const struct stream_process *p = stream_process_by_pid(r, pid);
+	const struct stream_trace *t = stream_current_trace(r);
+	uint64_t kernel = t != NULL && t->pointer_size == 4 ? 0x80000000ULL :
+	    0xffff800000000000ULL;
+	stream_id def = p != NULL ? p->id : 0;
+	uint64_t addr[512];
+	long n = id ? stream_stack_frames(r, id, addr, 512) : 0, i, pick = 0;
+	size_t len = 0;
+	char name[512];
+
+	buf[0] = '\0';
+	if (id == 0 || n <= 0) {
+		snprintf(buf, cap, "%s", id == 0 ? FRAMES_NO_STACK :
+		    FRAMES_UNDEFINED);
+		return;
+	}
+	if (which) {
+		for (i = 0; i < n; i++)
+			if (addr[i] < kernel) {
+				pick = i;
+				break;
+			}
+		frames_name(f, def, addr[pick], name, sizeof(name));
+		if (which == 2 && (len = frames_module_len(name,
+		    strlen(name))) > 0)
+			name[len] = '\0';
+		snprintf(buf, cap, "%s", name);
+		return;
+	}
+	for (i = n - 1; i >= 0 && len + 1 < cap; i--) {
+		frames_name(f, def, addr[i], name, sizeof(name));
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+		    i == n - 1 ? "" : ";", name);
+	}
+}

@@ -102,6 +102,18 @@ const struct sched_stats *sched_stats(const struct sched *s);
  */
 int sched_parse_seconds(const char *s, int64_t *ns);
 
+struct frames;
+
+/*
+ * Writes the frames of stack `id` named in process `pid` into buf (cap
+ * bytes, NUL-terminated): with `which` 0 all of them, outermost first,
+ * joined by ';' ([no stack] for id 0, [stack not defined] if a part
+ * never came); 1 the innermost user-mode frame (else the innermost); 2
+ * that frame's module.  For the wait views, at the end of a section.
+ */
+void sched_stack_text(struct frames *f, const struct stream_reader *r,
+    stream_id id, uint32_t pid, int which, char *buf, size_t cap);
+
 /*
  * Parses a wait view's options: --by one of `bys` (nby of them; *by the
  * index; nby 0: no --by), --from and --to seconds, --addresses (*flags

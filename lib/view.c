@@ -16,6 +16,7 @@ static const struct view_ops *const views[] = {
 	&view_threads_ops,
 	&view_waits_ops,
 	&view_switches_ops,
+	&view_threadtime_ops,
 };
 
 const struct view_ops *

@@ -60,5 +60,6 @@ extern const struct view_ops view_querystacks_ops;
 extern const struct view_ops view_threads_ops;
 extern const struct view_ops view_waits_ops;
 extern const struct view_ops view_switches_ops;
+extern const struct view_ops view_threadtime_ops;
 
 #endif

@@ -35,7 +35,6 @@
 
 #define REASON		24
 #define TEXT_MAX	8192
-#define FRAMES_MAX	512
 
 enum by { BY_STACK, BY_FUNCTION, BY_MODULE, BY_THREAD, BY_REASON };
 
@@ -66,7 +65,6 @@ struct view {
 	struct weight *sw, *rw;		/* by section key, by row */
 	size_t scap, rcap;
 	char text[TEXT_MAX], text2[TEXT_MAX];
-	uint64_t addr[FRAMES_MAX];
 };
 
 static void
@@ -120,52 +118,6 @@ on_switch(void *ctx, const struct stream_reader *r,
 	return 0;
 }
 
-/*
- * The frames of stack `id` named in process `pid`, outermost first and
- * ';'-joined, into buf; `which` 0 all, 1 the innermost user-mode frame
- * (else the innermost), 2 that frame's module.
- */
-static void
-stack_text(struct view *v, const struct stream_reader *r, stream_id id,
-    uint32_t pid, int which, char *buf, size_t cap)
-{
-	const struct stream_process *p = stream_process_by_pid(r, pid);
-	stream_id def = p != NULL ? p->id : 0;
-	long n = id ? stream_stack_frames(r, id, v->addr, FRAMES_MAX) : 0;
-	size_t len = 0;
-	char name[512];
-	long i, pick = 0;
-
-	buf[0] = '\0';
-	if (id == 0 || n <= 0) {
-		snprintf(buf, cap, "%s", id == 0 ? FRAMES_NO_STACK :
-		    FRAMES_UNDEFINED);
-		return;
-	}
-	if (which) {
-		const struct stream_trace *t = stream_current_trace(r);
-		uint64_t kernel = t != NULL && t->pointer_size == 4 ?
-		    0x80000000ULL : 0xffff800000000000ULL;
-
-		for (i = 0; i < n; i++)
-			if (v->addr[i] < kernel) {
-				pick = i;
-				break;
-			}
-		frames_name(v->frames, def, v->addr[pick], name, sizeof(name));
-		if (which == 2 && (len = frames_module_len(name,
-		    strlen(name))) > 0)
-			name[len] = '\0';
-		snprintf(buf, cap, "%s", name);
-		return;
-	}
-	for (i = n - 1; i >= 0 && len + 1 < cap; i--) {
-		frames_name(v->frames, def, v->addr[i], name, sizeof(name));
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
-		    i == n - 1 ? "" : ";", name);
-	}
-}
-
 /* Names the section's keys and adds them to the rows. */
 static int
 name_section(struct view *v, const struct stream_reader *r)
@@ -190,7 +142,7 @@ name_section(struct view *v, const struct stream_reader *r)
 			if (v->by == BY_STACK)
 				n = (size_t)snprintf(v->text, TEXT_MAX, "%s;",
 				    p && p->name ? p->name : "?");
-			stack_text(v, r, k.stack, k.pid, v->by == BY_STACK ?
+			sched_stack_text(v->frames, r, k.stack, k.pid, v->by == BY_STACK ?
 			    0 : v->by == BY_FUNCTION ? 1 : 2, v->text + n,
 			    TEXT_MAX - n);
 			break;
@@ -217,7 +169,7 @@ name_section(struct view *v, const struct stream_reader *r)
 			    p && p->name ? p->name : "");
 
 			if (w.rstack != 0)
-				stack_text(v, r, w.rstack, w.rpid, 0,
+				sched_stack_text(v->frames, r, w.rstack, w.rpid, 0,
 				    v->text2 + n, TEXT_MAX - n);
 			if ((text = intern_add(&v->texts, v->text2,
 			    strlen(v->text2), NULL)) == 0)

@@ -181,3 +181,19 @@ etlcat -q "$ETL_TOP/testdata/sample.etl" | etlagg sysconfig 2>"$tmp/err" |
     etlreport -f csv | csv_lf >"$tmp/sys"
 check_eq waits-sysconfig-both "$(grep -c 'CSwitch stacks both on' \
     "$tmp/err"):$(grep -c 'CSwitch stacks both on' "$tmp/sys")" 1:1
+
+# threadtime: the off-CPU part adds up to the blocked time of threads;
+# the on-CPU part to the samples of threads other than idle, 1 ms each.
+s=$tmp/sample.zst
+etlcat -q -o "$s" "$ETL_TOP/testdata/sample.etl"
+etlagg threadtime --by stack "$s" 2>/dev/null | etlreport -f csv | csv_lf \
+    >"$tmp/tt"
+check_eq waits-threadtime-blocked "$(awk -F, '$1 ~ /;(BLOCKED|READIED)_TIME/ {
+    s += $NF } END { print s + 0 }' "$tmp/tt")" "$(etlagg threads "$s" \
+    2>/dev/null | etlreport -f csv | csv_lf | awk -F, 'NR > 1 {
+    s += $6 + $7 } END { print s + 0 }')"
+check_eq waits-threadtime-cpu "$(awk -F, '$1 ~ /;CPU_TIME;/ { s += $NF }
+    END { print s / 1000000 }' "$tmp/tt")" "$(etlreport -f csv "$s" |
+    csv_lf | awk -F, '$6 == "sample" && $4 != 0' | wc -l | tr -d ' ')"
+check_eq waits-threadtime-readied "$(grep -c ';READIED_BY ' "$tmp/tt" |
+    awk '{ print ($1 > 0) }')" 1
