@@ -26,6 +26,8 @@ struct sched {
 	uint8_t cpu_known[SCHED_CPUS];
 	int64_t idle_in[SCHED_CPUS];	/* idle since, or INT64_MIN */
 	int64_t last_ns;
+	uint32_t tids[SCHED_TIDS_MAX];
+	size_t ntids;
 	struct sched_stats st;
 };
 
@@ -102,6 +104,7 @@ add_thread(struct sched *s, const struct stream_reader *r, uint32_t tid,
 	t->tid = tid;
 	t->pid = pid;
 	t->start_ns = start;
+	t->last_out_ns = INT64_MIN;
 	if (r != NULL && pid != NO_ID)
 		image_of(r, pid, t->image);
 	if (tid != 0 && idmap_put(&s->by_tid, tid, (uint32_t)s->n + 1) != 0)
@@ -134,7 +137,7 @@ switch_out(struct sched *s, struct sched_thread *o, int64_t ts,
 	o->running = 0;
 	o->out = 1;
 	o->readied = 0;
-	o->out_ns = ts;
+	o->out_ns = o->last_out_ns = ts;
 	field_str(ev, "old_state", o->out_state, sizeof(o->out_state));
 	field_str(ev, "old_wait_reason", o->out_reason, sizeof(o->out_reason));
 }
@@ -172,8 +175,8 @@ switch_in(struct sched *s, const struct stream_reader *r,
 	n->running = 1;
 	n->out = n->readied = 0;
 	n->in_ns = ts;
-	return s->fn != NULL && ts >= s->from && ts < s->to ?
-	    s->fn(s->ctx, r, sw) : 0;
+	return s->fn != NULL && ts >= s->from && ts < s->to &&
+	    sched_chosen(s, n->tid) ? s->fn(s->ctx, r, sw) : 0;
 }
 
 static int
@@ -194,6 +197,7 @@ on_cswitch(struct sched *s, const struct stream_reader *r,
 	sw.old_tid = old;
 	sw.old_pid = (uint32_t)field_u(ev, "old_pid", NO_ID);
 	if (old == 0) {
+		sw.old_pid = 0;
 		if (s->idle_in[c] != INT64_MIN)
 			s->t[0].running_ns += clip(s, s->idle_in[c], ev->h.ts);
 		s->idle_in[c] = INT64_MIN;
@@ -289,6 +293,7 @@ close_section(struct sched *s, int64_t end)
 		if (s->t[i].running) {
 			s->t[i].running_ns += clip(s, s->t[i].in_ns, end);
 			s->t[i].running = 0;
+			s->t[i].last_out_ns = end;
 		}
 	for (i = 0; i < SCHED_CPUS; i++) {
 		if (s->idle_in[i] != INT64_MIN)
@@ -377,6 +382,26 @@ sched_set_window(struct sched *s, int64_t from, int64_t to)
 	s->to = to;
 }
 
+void
+sched_set_tids(struct sched *s, const uint32_t *tids, size_t n)
+{
+	if (n > SCHED_TIDS_MAX)
+		n = SCHED_TIDS_MAX;
+	memcpy(s->tids, tids, n * sizeof(*tids));
+	s->ntids = n;
+}
+
+int
+sched_chosen(const struct sched *s, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntids; i++)
+		if (s->tids[i] == tid)
+			return 1;
+	return s->ntids == 0;
+}
+
 size_t
 sched_count(const struct sched *s)
 {
@@ -433,15 +458,19 @@ sched_warn(const struct sched *s, const char *view)
 int
 sched_options(int argc, char *argv[], int *used, const char *view,
     const char *const *bys, int nby, int *by, int64_t *from, int64_t *to,
-    unsigned *flags)
+    unsigned *flags, struct sched *s)
 {
 	static const struct option longopts[] = {
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "from", required_argument, NULL, 'f' },
+		{ "tid", required_argument, NULL, 'i' },
 		{ "to", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
+	uint32_t tids[SCHED_TIDS_MAX];
+	size_t ntids = 0;
+	char *p, *end;
 	int ch, i;
 
 	*from = INT64_MIN;
@@ -464,6 +493,25 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 				return -1;
 			}
 			*by = i;
+			break;
+		case 'i':
+			for (p = optarg; s != NULL && *p != '\0';
+			    p = *end == ',' ? end + 1 : end) {
+				unsigned long v = strtoul(p, &end, 10);
+
+				if (end == p || (*end != ',' && *end != '\0') ||
+				    v > UINT32_MAX || ntids == SCHED_TIDS_MAX) {
+					fprintf(stderr, "%s: --tid wants up to "
+					    "%d thread ids and commas, not "
+					    "'%s'\n", view, SCHED_TIDS_MAX,
+					    optarg);
+					return -1;
+				}
+				tids[ntids++] = (uint32_t)v;
+			}
+			if (s == NULL)
+				return -1;
+			sched_set_tids(s, tids, ntids);
 			break;
 		case 'f':
 		case 't':

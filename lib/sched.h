@@ -41,6 +41,8 @@ struct sched_thread {
 	/* The state: running since in_ns; or out since out_ns, readied. */
 	int running, out, readied;
 	int64_t in_ns, out_ns, ready_ns_at;
+	int64_t last_out_ns;		/* its last switch-out, or the end of
+					   the section it ran to; INT64_MIN */
 	char out_state[24], out_reason[24];
 	uint32_t readier_tid, readier_pid;
 	char readier_image[SCHED_NAME];
@@ -76,6 +78,14 @@ void sched_free(struct sched *s);
 
 /* The window, in ns from the trace's start (INT64_MIN/MAX: none). */
 void sched_set_window(struct sched *s, int64_t from, int64_t to);
+
+/*
+ * Hands only the switches of these threads (n of them, 0: all) to the
+ * view; sched_chosen() says whether a thread is one of them.
+ */
+#define SCHED_TIDS_MAX	64
+void sched_set_tids(struct sched *s, const uint32_t *tids, size_t n);
+int sched_chosen(const struct sched *s, uint32_t tid);
 
 /* Takes in a record.  @return : 0, or -1 if out of memory or fn failed. */
 int sched_record(struct sched *s, const struct stream_reader *r,
@@ -117,11 +127,12 @@ void sched_stack_text(struct frames *f, const struct stream_reader *r,
 /*
  * Parses a wait view's options: --by one of `bys` (nby of them; *by the
  * index; nby 0: no --by), --from and --to seconds, --addresses (*flags
- * gets FRAMES_ADDRESSES).  @return : 0, or -1 after a message.
+ * gets FRAMES_ADDRESSES), --tid list (into s, when not NULL).
+ * @return : 0, or -1 after a message.
  */
 int sched_options(int argc, char *argv[], int *used, const char *view,
     const char *const *bys, int nby, int *by, int64_t *from, int64_t *to,
-    unsigned *flags);
+    unsigned *flags, struct sched *s);
 
 /*
  * Prints the trace health warnings on stderr (etl-events-2.md 2.1):

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
+#include "intern.h"
 #include "sched.h"
 #include "view.h"
 
@@ -25,12 +27,18 @@ struct row {
 	char new_image[NAME], old_state[NAME], old_reason[NAME];
 	char prev_state[NAME], prev_reason[NAME], readier_image[NAME];
 	uint8_t has_prev, readied;
+	size_t thread;			/* the instance switched in */
+	stream_id stack;		/* until named ... */
+	uint32_t stack_text;		/* ... into texts */
 };
 
 struct view {
 	struct sched *s;
+	struct frames *frames;
 	struct row *rows;
-	size_t n, cap;
+	size_t n, cap, named;		/* rows of earlier sections named */
+	struct intern texts;
+	char text[8192];
 };
 
 static void
@@ -77,6 +85,26 @@ on_switch(void *ctx, const struct stream_reader *r,
 	row->readier_tid = sw->readier_tid;
 	row->readier_pid = sw->readier_pid;
 	copy(row->readier_image, sw->readier_image);
+	row->thread = (size_t)(sw->in - sched_thread(v->s, 0));
+	row->stack = sw->stack;
+	return 0;
+}
+
+/* Names the wait stacks of the section's rows, now all are defined. */
+static int
+name_section(struct view *v, const struct stream_reader *r)
+{
+	for (; v->named < v->n; v->named++) {
+		struct row *x = &v->rows[v->named];
+
+		if (x->stack == 0)
+			continue;
+		sched_stack_text(v->frames, r, x->stack, x->new_pid, 0,
+		    v->text, sizeof(v->text));
+		if ((x->stack_text = intern_add(&v->texts, v->text,
+		    strlen(v->text), NULL)) == 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -90,8 +118,11 @@ switches_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if (sched_options(argc, argv, used, "switches", NULL, 0, &by, &from,
-	    &to, &flags) != 0 || (v->s = sched_new(on_switch, v)) == NULL) {
+	if ((v->s = sched_new(on_switch, v)) == NULL ||
+	    sched_options(argc, argv, used, "switches", NULL, 0, &by, &from,
+	    &to, &flags, v->s) != 0 ||
+	    (v->frames = frames_new(flags)) == NULL) {
+		sched_free(v->s);
 		free(v);
 		return NULL;
 	}
@@ -103,7 +134,12 @@ static int
 switches_record(struct view *v, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	return sched_record(v->s, r, rec);
+	if (rec->type == REC_HEADER && name_section(v, r) != 0)
+		return -1;
+	if (frames_record(v->frames, r, rec) != 0 ||
+	    sched_record(v->s, r, rec) != 0)
+		return -1;
+	return rec->type == REC_END ? name_section(v, r) : 0;
 }
 
 static const struct stream_column cols[] = {
@@ -117,7 +153,8 @@ static const struct stream_column cols[] = {
 	{ "last_switch_out", VAL_NS, "" }, { "ready_time", VAL_NS, "" },
 	{ "ready_ns", VAL_U64, "ns" }, { "waiting_ns", VAL_U64, "ns" },
 	{ "readying_tid", VAL_U64, "" }, { "readying_pid", VAL_U64, "" },
-	{ "readying_image", VAL_STR, "" }
+	{ "readying_image", VAL_STR, "" },
+	{ "next_switch_out", VAL_NS, "" }, { "wait_stack", VAL_STR, "" }
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -131,8 +168,26 @@ static int
 switches_finish(struct view *v, struct stream_writer *w)
 {
 	int rc = view_write_table(w, 1, "switches", cols, NCOLS);
-	size_t i;
+	size_t i, j, nt = sched_count(v->s);
+	int64_t *next = malloc((nt ? nt : 1) * sizeof(*next)), *out;
 
+	/* Walking back, each row's next switch-out is the next row's last. */
+	if ((out = malloc(v->n ? v->n * sizeof(*out) : 1)) == NULL ||
+	    next == NULL) {
+		free(next);
+		free(out);
+		return -1;
+	}
+	for (j = 0; j < nt; j++)
+		next[j] = sched_thread(v->s, j)->last_out_ns;
+	for (i = v->n; i-- > 0;) {
+		const struct row *x = &v->rows[i];
+
+		out[i] = next[x->thread] >= x->ts ? next[x->thread] : INT64_MIN;
+		if (x->has_prev)
+			next[x->thread] = x->last_out;
+	}
+	free(next);
 	sched_warn(v->s, "switches");
 	for (i = 0; i < v->n && rc == 0; i++) {
 		const struct row *x = &v->rows[i];
@@ -168,8 +223,19 @@ switches_finish(struct view *v, struct stream_writer *w)
 			    .v.u = x->readier_pid };
 			c[17] = str(x->readier_image);
 		}
+		if (out[i] != INT64_MIN)
+			c[18] = (struct value){ .type = VAL_NS, .v.i = out[i] };
+		if (x->stack_text != 0) {
+			size_t len;
+			const char *t = intern_key(&v->texts, x->stack_text,
+			    &len);
+
+			c[19] = (struct value){ .type = VAL_STR,
+			    .v.s = { t, len } };
+		}
 		rc = stream_write_row(w, &row);
 	}
+	free(out);
 	return rc;
 }
 
@@ -179,14 +245,17 @@ switches_destroy(struct view *v)
 	if (v == NULL)
 		return;
 	sched_free(v->s);
+	frames_free(v->frames);
+	intern_release(&v->texts);
 	free(v->rows);
 	free(v);
 }
 
 const struct view_ops view_switches_ops = {
 	.name = "switches",
-	.usage = "[--from seconds] [--to seconds]",
+	.usage = "[--addresses] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "one row per switch-in, as WPA's CPU Usage (Precise) table",
+	.reader_flags = STREAM_KEEP_STACKS,
 	.create = switches_create,
 	.record = switches_record,
 	.finish = switches_finish,

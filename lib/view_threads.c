@@ -9,6 +9,8 @@
  *			running_ns, ready_ns, waiting_ns, switches; the
  *			idle thread (tid 0) is its own row
  *	--by process	the same summed per process id and image
+ *
+ * --tid list keeps the rows of those threads; --from/--to clip the time.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,8 +38,10 @@ threads_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if (sched_options(argc, argv, used, "threads", by_names, 2, &v->by,
-	    &from, &to, &flags) != 0 || (v->s = sched_new(NULL, NULL)) == NULL) {
+	if ((v->s = sched_new(NULL, NULL)) == NULL ||
+	    sched_options(argc, argv, used, "threads", by_names, 2, &v->by,
+	    &from, &to, &flags, v->s) != 0) {
+		sched_free(v->s);
 		free(v);
 		return NULL;
 	}
@@ -106,14 +110,16 @@ static const struct stream_column process_cols[] = {
 static int
 threads_finish(struct view *v, struct stream_writer *w)
 {
-	size_t n = sched_count(v->s), i;
+	size_t n = sched_count(v->s), i, kept;
 	struct sched_thread *t = malloc((n ? n : 1) * sizeof(*t));
 	int rc = 0, proc = v->by == BY_PROCESS;
 
 	if (t == NULL)
 		return -1;
-	for (i = 0; i < n; i++)
-		t[i] = *sched_thread(v->s, i);
+	for (i = kept = 0; i < n; i++)
+		if (sched_chosen(v->s, sched_thread(v->s, i)->tid))
+			t[kept++] = *sched_thread(v->s, i);
+	n = kept;
 	if (proc)
 		n = by_process(t, n);
 	qsort(t, n, sizeof(*t), cmp_rows);
@@ -158,7 +164,8 @@ threads_destroy(struct view *v)
 
 const struct view_ops view_threads_ops = {
 	.name = "threads",
-	.usage = "[--by thread|process] [--from seconds] [--to seconds]",
+	.usage = "[--by thread|process] [--from seconds] [--to seconds] "
+	    "[--tid list]",
 	.summary = "running, ready and waiting time per thread, from "
 	    "context switches (CPU Usage (Precise))",
 	.create = threads_create,

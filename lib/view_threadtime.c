@@ -178,7 +178,8 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 	    sched_record(v->s, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_EVENT && ev->h.kind == EV_SAMPLE &&
-	    ev->h.tid != 0 && ev->h.ts >= v->from && ev->h.ts < v->to) {
+	    ev->h.tid != 0 && ev->h.ts >= v->from && ev->h.ts < v->to &&
+	    sched_chosen(v->s, ev->h.tid)) {
 		struct tkey k;
 
 		memset(&k, 0, sizeof(k));
@@ -206,15 +207,16 @@ threadtime_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if (sched_options(argc, argv, used, "threadtime", by_names, 1, &by,
-	    &v->from, &v->to, &flags) != 0) {
+	if ((v->s = sched_new(on_switch, v)) == NULL ||
+	    sched_options(argc, argv, used, "threadtime", by_names, 1, &by,
+	    &v->from, &v->to, &flags, v->s) != 0) {
+		sched_free(v->s);
 		free(v);
 		return NULL;
 	}
 	v->interval = DEFAULT_INTERVAL_NS;
-	v->s = sched_new(on_switch, v);
 	v->frames = frames_new(flags);
-	if (v->s == NULL || v->frames == NULL) {
+	if (v->frames == NULL) {
 		sched_free(v->s);
 		frames_free(v->frames);
 		free(v);
@@ -287,7 +289,8 @@ threadtime_destroy(struct view *v)
 
 const struct view_ops view_threadtime_ops = {
 	.name = "threadtime",
-	.usage = "[--addresses] [--by stack] [--from seconds] [--to seconds]",
+	.usage = "[--addresses] [--by stack] [--from seconds] [--to seconds] "
+	    "[--tid list]",
 	.summary = "CPU samples and blocked time in one tree by ns (Thread "
 	    "Time)",
 	.reader_flags = STREAM_KEEP_STACKS,

@@ -213,14 +213,15 @@ waits_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if (sched_options(argc, argv, used, "waits", by_names, 5, &v->by,
-	    &from, &to, &flags) != 0) {
+	if ((v->s = sched_new(on_switch, v)) == NULL ||
+	    sched_options(argc, argv, used, "waits", by_names, 5, &v->by,
+	    &from, &to, &flags, v->s) != 0) {
+		sched_free(v->s);
 		free(v);
 		return NULL;
 	}
-	v->s = sched_new(on_switch, v);
 	v->frames = frames_new(flags);
-	if (v->s == NULL || v->frames == NULL) {
+	if (v->frames == NULL) {
 		sched_free(v->s);
 		frames_free(v->frames);
 		free(v);
@@ -334,7 +335,7 @@ waits_destroy(struct view *v)
 const struct view_ops view_waits_ops = {
 	.name = "waits",
 	.usage = "[--addresses] [--by stack|function|module|thread|reason] "
-	    "[--from seconds] [--to seconds]",
+	    "[--from seconds] [--to seconds] [--tid list]",
 	.summary = "blocked time by where threads waited, split into waiting "
 	    "and ready, with the readying thread",
 	.reader_flags = STREAM_KEEP_STACKS,
