@@ -197,3 +197,14 @@ check_eq waits-threadtime-cpu "$(awk -F, '$1 ~ /;CPU_TIME;/ { s += $NF }
     csv_lf | awk -F, '$6 == "sample" && $4 != 0' | wc -l | tr -d ' ')"
 check_eq waits-threadtime-readied "$(grep -c ';READIED_BY ' "$tmp/tt" |
     awk '{ print ($1 > 0) }')" 1
+
+# The per-thread timeline: a lane per chosen thread instance (tid 1003
+# twice: reused), a waiting band per switch-in after a switch-out.
+etlagg switches --tid 1001,1003 "$z" >"$tmp/sw.zst"
+etlreport -f html -o "$tmp/tl.html" "$tmp/sw.zst"
+check_eq waits-timeline-lanes "$(grep -c '^<text x="0"' "$tmp/tl.html")" 3
+check_eq waits-timeline-waiting "$(grep -c '<rect class="waiting"' \
+    "$tmp/tl.html")" "$(etlreport -f csv "$tmp/sw.zst" | csv_lf |
+    awk -F, 'NR > 1 && $12 != ""' | wc -l | tr -d ' ')"
+check_eq waits-timeline-stack "$(grep -c 'wait stack (root first)' \
+    "$tmp/tl.html" | awk '{ print ($1 > 0) }')" 1
