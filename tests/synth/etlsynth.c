@@ -418,7 +418,7 @@ free_pdbs(struct settings *set)
 		pdb_free(set->pdbs[i].pdb);
 }
 
-/* The waits scenario: --events counts its steps, --size about 40 bytes each. */
+/* The waits scenario: --events counts its steps, --size about 72 bytes each. */
 static int
 run_waits(const struct settings *set, struct etl_writer *w, FILE *manifest)
 {
@@ -427,7 +427,7 @@ run_waits(const struct settings *set, struct etl_writer *w, FILE *manifest)
 	    .compact = set->compact_cswitch,
 	    .cswitch_version = set->cswitch_version ? set->cswitch_version : 2 };
 
-	o.steps = set->scenario.size_limit ? set->scenario.size_limit / 40 :
+	o.steps = set->scenario.size_limit ? set->scenario.size_limit / 72 :
 	    set->scenario.event_limit;
 	return waits_run(&o, w, manifest);
 }
