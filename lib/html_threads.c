@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "html_threads.h"
+#include "idmap.h"
 #include "markup.h"
 
 #define LANES_MAX	4096	/* threads drawn */
@@ -51,6 +52,7 @@ struct html_threads {
 	struct buf bands, texts;
 	struct lane lanes[LANES_MAX];
 	uint32_t nlanes;
+	struct idmap lane_index;	/* tid << 32 | pid -> lane */
 	uint64_t left_out;		/* bands of threads past LANES_MAX */
 	int saw;
 };
@@ -72,6 +74,7 @@ html_threads_free(struct html_threads *h)
 		return;
 	buf_release(&h->bands);
 	buf_release(&h->texts);
+	idmap_release(&h->lane_index);
 	free(h);
 }
 
@@ -96,14 +99,15 @@ lane_of(struct html_threads *h, const struct stream_row *row)
 {
 	const struct value *tid = cell(h, row, C_TID), *pid = cell(h, row,
 	    C_PID), *img = cell(h, row, C_IMAGE);
+	uint64_t key = (tid ? tid->v.u : 0) << 32 | (pid ? pid->v.u &
+	    0xffffffff : 0);
 	struct lane *l;
 	uint32_t i;
 
-	for (i = 0; i < h->nlanes; i++)
-		if (tid && pid && h->lanes[i].tid == tid->v.u &&
-		    h->lanes[i].pid == pid->v.u)
-			return i;
-	if (h->nlanes == LANES_MAX)
+	if (idmap_get(&h->lane_index, key, &i))
+		return i;
+	if (h->nlanes == LANES_MAX ||
+	    idmap_put(&h->lane_index, key, h->nlanes) != 0)
 		return UINT32_MAX;
 	l = &h->lanes[h->nlanes];
 	l->tid = tid ? (uint32_t)tid->v.u : 0;

@@ -26,6 +26,7 @@ struct sched {
 	uint8_t cpu_known[SCHED_CPUS];
 	int64_t idle_in[SCHED_CPUS];	/* idle since, or INT64_MIN */
 	int64_t last_ns;
+	int open;			/* events since the last REC_END */
 	uint32_t tids[SCHED_TIDS_MAX];
 	size_t ntids;
 	struct sched_stats st;
@@ -317,10 +318,12 @@ sched_record(struct sched *s, const struct stream_reader *r,
 		close_section(s, (int64_t)rec->u.end.end_ns > s->last_ns ?
 		    (int64_t)rec->u.end.end_ns : s->last_ns);
 		s->last_ns = 0;
+		s->open = 0;
 		return 0;
 	}
 	if (rec->type != REC_EVENT)
 		return 0;
+	s->open = 1;
 	if (ev->h.ts < s->last_ns && (ev->h.kind == EV_CSWITCH ||
 	    ev->h.kind == EV_READY)) {
 		s->st.unordered++;
@@ -380,6 +383,14 @@ sched_set_window(struct sched *s, int64_t from, int64_t to)
 {
 	s->from = from;
 	s->to = to;
+}
+
+void
+sched_close(struct sched *s)
+{
+	if (s->open)
+		close_section(s, s->last_ns);
+	s->open = 0;
 }
 
 void

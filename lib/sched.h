@@ -91,6 +91,12 @@ int sched_chosen(const struct sched *s, uint32_t tid);
 int sched_record(struct sched *s, const struct stream_reader *r,
     const struct stream_record *rec);
 
+/*
+ * Closes a section the stream left open (no REC_END: cut short) at its
+ * last event.  Call before reading the threads.
+ */
+void sched_close(struct sched *s);
+
 /* The thread instances, 0 .. sched_count() - 1 (the idle thread first). */
 size_t sched_count(const struct sched *s);
 const struct sched_thread *sched_thread(const struct sched *s, size_t i);

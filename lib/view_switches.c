@@ -178,6 +178,7 @@ switches_finish(struct view *v, struct stream_writer *w)
 		free(out);
 		return -1;
 	}
+	sched_close(v->s);
 	for (j = 0; j < nt; j++)
 		next[j] = sched_thread(v->s, j)->last_out_ns;
 	for (i = v->n; i-- > 0;) {

@@ -116,6 +116,7 @@ threads_finish(struct view *v, struct stream_writer *w)
 
 	if (t == NULL)
 		return -1;
+	sched_close(v->s);
 	for (i = kept = 0; i < n; i++)
 		if (sched_chosen(v->s, sched_thread(v->s, i)->tid))
 			t[kept++] = *sched_thread(v->s, i);
