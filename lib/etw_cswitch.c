@@ -9,12 +9,14 @@
  * A batch is logged when it is flushed, after the switches it holds, and
  * the thread a record switches in is only known from the next record of
  * that processor.  So expanded switches are in the past when they are
- * made: they wait in a small store sorted by time, and the hold queue
+ * made: they wait in a small store (a heap by time), and the hold queue
  * (etw_queue.c) writes them in their place among the queued events.
  * The store is allocated with the first batch; when it is full its oldest
  * switch is written at once.  A switch older than what was already
- * written (a batch logged past the hold) is counted and left out.  Compact batches carry no stack per switch
- * (their walks come before the batch and are counted as without owner).
+ * written (a batch logged past the hold) is counted and left out.  The
+ * kernel logs the stack walk of a compact switch when it happens, before
+ * the batch: etw_stacks.c keeps such walks, and an expanded switch takes
+ * the one of its time and incoming thread.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -291,6 +293,9 @@ emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
 	sev.h.tid = new_tid;
 	sev.h.pid = new_tid == ETL_NO_ID ? ETL_NO_ID : pid_of(d, new_tid);
 	sev.h.cls = d->cs->batch_class;
+	/* Its walk came before the batch: kept by time and thread (2.4). */
+	if (new_tid != ETL_NO_ID && new_tid != 0)
+		sev.h.stack = etw_take_unowned_walk(d, p->ts, new_tid);
 	FIELD_U("old_tid", VAL_U64, p->old_tid);
 	FIELD_U("old_pid", VAL_U64, pid_of(d, p->old_tid));
 	if (p->old_priority >= 0) {

@@ -596,8 +596,8 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	uint32_t id;
 
 	/* Settle stacks first: their events, still queued, take them. */
-	etw_settle_stacks(d);
 	etw_cswitch_finish(d);
+	etw_settle_stacks(d);
 	while (d->qcount > 0 && !d->failed)
 		etw_release_oldest(d);
 	if (etw_cswitch_release_until(d, UINT64_MAX) != 0)
@@ -666,6 +666,8 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->stack_ids);
 	free(d->pending);
 	idmap_release(&d->pending_index);
+	free(d->unowned);
+	idmap_release(&d->unowned_index);
 	free(d->q);
 	free(d->ring);
 	tl_decoder_free(d->tl);

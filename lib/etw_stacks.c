@@ -197,6 +197,95 @@ give_stack(struct etw_decoder *d, struct qentry *owner, stream_id id)
 	d->stats.stacks_attached++;
 }
 
+/* ---- walks before their events (compact CSwitch, 2.4) ---- */
+
+static uint64_t
+unowned_key(uint64_t ts, uint32_t tid)
+{
+	return ts << 20 ^ ts >> 44 ^ tid;
+}
+
+/* Whether ring slot `slot` holds a kept walk (not one overwritten). */
+static int
+unowned_live(const struct etw_decoder *d, size_t slot)
+{
+	return (slot + UNOWNED_MAX - d->unowned_head) % UNOWNED_MAX <
+	    d->unowned_count;
+}
+
+/*
+ * Keeps a walk that found no event: a compact batch, logged later, may
+ * hold its switch.  The oldest kept walk, when there is no room, and
+ * those left at the end join nothing and are counted.
+ */
+static void
+keep_unowned(struct etw_decoder *d, uint64_t ts, uint32_t tid,
+    stream_id id, int kernel_only)
+{
+	uint64_t key = unowned_key(ts, tid);
+	struct unowned_walk *u;
+	uint32_t newest = 0, slot;
+
+	if (d->unowned == NULL &&
+	    (d->unowned = calloc(UNOWNED_MAX, sizeof(*d->unowned))) == NULL) {
+		d->stats.stacks_orphaned++;
+		return;
+	}
+	if (d->unowned_count == UNOWNED_MAX) {
+		u = &d->unowned[d->unowned_head];
+		if (u->id != 0)
+			d->stats.stacks_orphaned++;
+		if (idmap_get(&d->unowned_index, unowned_key(u->ts, u->tid),
+		    &slot) && slot == d->unowned_head + 1)
+			idmap_del(&d->unowned_index, unowned_key(u->ts,
+			    u->tid));
+		d->unowned_head = (d->unowned_head + 1) % UNOWNED_MAX;
+		d->unowned_count--;
+	}
+	slot = (uint32_t)((d->unowned_head + d->unowned_count++) %
+	    UNOWNED_MAX);
+	u = &d->unowned[slot];
+	idmap_get(&d->unowned_index, key, &newest);
+	u->ts = ts;
+	u->tid = tid;
+	u->id = id;
+	u->kernel_only = (uint8_t)kernel_only;
+	u->prev = newest != 0 && unowned_live(d, newest - 1) ? newest : 0;
+	if (idmap_put(&d->unowned_index, key, slot + 1) != 0)
+		d->failed = 1;
+}
+
+/*
+ * The stack of the event at (ts, tid) from the walks kept for it: the
+ * kernel part joined to the user part, or the one there is.
+ * @return : its id, or 0 if none was kept.
+ */
+stream_id
+etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts, uint32_t tid)
+{
+	stream_id kernel = 0, user = 0;
+	uint32_t slot = 0;
+	int hops = 0;
+
+	if (d->unowned == NULL)
+		return 0;
+	idmap_get(&d->unowned_index, unowned_key(ts, tid), &slot);
+	while (slot != 0 && unowned_live(d, slot - 1) && hops++ < 8) {
+		struct unowned_walk *u = &d->unowned[slot - 1];
+
+		if (u->ts == ts && u->tid == tid && u->id != 0 &&
+		    (u->kernel_only ? kernel : user) == 0) {
+			*(u->kernel_only ? &kernel : &user) = u->id;
+			u->id = 0;
+			d->stats.stacks_attached++;
+		}
+		slot = u->prev;
+	}
+	if (kernel != 0 && user != 0)
+		return intern_frames(d, kernel, d->frames, 0, user);
+	return kernel != 0 ? kernel : user;
+}
+
 /*
  * Attaches a stack part with id `part` for (ts, tid) to its owner.
  * `kernel_only` says whether it is a kernel fragment awaiting a user part;
@@ -210,9 +299,9 @@ attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
 	uint32_t completed = kernel_only ? 0 : resolve_pending(d, tid, part);
 
 	if (owner == NULL) {
-		/* A part that joins nothing: said, not silently dropped. */
+		/* Kept for an event still to come, else counted. */
 		if (completed == 0)
-			d->stats.stacks_orphaned++;
+			keep_unowned(d, ts, tid, part, kernel_only);
 		return;
 	}
 	if (owner->has_stack)
@@ -345,6 +434,12 @@ etw_settle_stacks(struct etw_decoder *d)
 			complete_pending(d, &d->pending[i].s[j], 0);
 		d->pending[i].n = 0;
 	}
+	for (i = 0; i < d->unowned_count; i++)
+		if (d->unowned[(d->unowned_head + i) % UNOWNED_MAX].id != 0)
+			d->stats.stacks_orphaned++;
+	d->unowned_count = 0;
+	idmap_release(&d->unowned_index);
+	memset(&d->unowned_index, 0, sizeof(d->unowned_index));
 	for (t = 0; t < 2; t++) {
 		for (i = 0; i < tables[t]->cap; i++) {
 			if (!tables[t]->used[i])

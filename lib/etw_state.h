@@ -28,6 +28,7 @@
 #define QUEUE_BYTES	(16u << 20)	/* their encoded bytes, at most */
 #define PENDING_MAX	64		/* kernel-only stacks a thread awaits */
 #define LATE_MS		500		/* a stackless sample waits for its walk */
+#define UNOWNED_MAX	4096		/* walks whose event has not come */
 #define IMAGES_MAX	4096		/* images awaiting ImageID joins */
 #define FACTS_MAX	256		/* ImageID events awaiting images */
 #define SCRATCH		(96 * 1024)
@@ -74,6 +75,19 @@ struct pending_stack {
 	stream_id kernel;	/* the kernel part */
 	uint64_t seq;		/* the event's queue entry, while queued */
 	uint32_t slot;
+};
+
+/*
+ * A stack walk whose event was not found: a compact batch's switch is
+ * expanded after its walk was logged (etl-events-2.md 2.4).
+ */
+struct unowned_walk {
+	uint64_t ts;
+	uint32_t tid;
+	stream_id id;			/* 0 once taken */
+	uint32_t prev;			/* slot + 1 of the walk before with
+					   the same time and thread, or 0 */
+	uint8_t kernel_only;
 };
 
 struct thread_pending {
@@ -128,6 +142,9 @@ struct etw_decoder {
 	size_t fact_next;
 
 	struct etw_cswitch *cs;		/* etw_cswitch.c, on first use */
+	struct unowned_walk *unowned;	/* a ring, on first use, ... */
+	size_t unowned_head, unowned_count;
+	struct idmap unowned_index;	/* ... (ts, tid) -> newest slot + 1 */
 	uint64_t written_ts;		/* raw time of the last event out */
 	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
@@ -171,6 +188,8 @@ const unsigned char *etw_next_ext_item(const unsigned char **p,
     const unsigned char *end, unsigned *type, unsigned *size);
 stream_id etw_inline_stack(struct etw_decoder *d, const struct etl_event *ev);
 void etw_settle_stacks(struct etw_decoder *d);
+stream_id etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts,
+    uint32_t tid);
 
 /* etw_imageid.c */
 uint32_t etw_add_pending_image(struct etw_decoder *d,

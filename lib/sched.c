@@ -454,7 +454,8 @@ sched_warn(const struct sched *s, const char *view)
 		    "samples\n", view);
 	if (st->compact)
 		fprintf(stderr, "etlagg: %s: warning: context switches are "
-		    "compact CSwitch batches: no stack per switch\n", view);
+		    "compact CSwitch batches: fewer fields per switch; stacks "
+		    "joined by time\n", view);
 	if (st->unknown_switch || st->unknown_ready)
 		fprintf(stderr, "etlagg: %s: %llu context switches and %llu "
 		    "ready events of threads the trace never named\n", view,

@@ -3,7 +3,8 @@
  * header and system configuration, and warnings on the trace's health
  * (etl-events-2.md 2.1, 3.3): CPU samples and CSwitch stacks in one
  * trace (the stack walks of every switch skew the samples), and context
- * switches logged as compact batches (no stack per switch).  The
+ * switches logged as compact batches (fewer fields; stacks are joined to
+ * the switches by time only).  The
  * warnings also go to standard error.
  */
 #include <stdlib.h>
@@ -136,8 +137,8 @@ warn(struct trace_row *row)
 {
 	static const char both[] = "CPU samples and CSwitch stacks both on: "
 	    "their overhead skews the samples";
-	static const char compact[] = "compact CSwitch batches: no stack per "
-	    "switch";
+	static const char compact[] = "compact CSwitch batches: fewer fields "
+	    "per switch; stacks joined by time";
 
 	snprintf(row->warnings, sizeof(row->warnings), "%s%s%s",
 	    row->samples && row->cswitch_stacks ? both : "",

@@ -118,7 +118,7 @@ for seed in 1 2; do
 	done
 	# The twins: compact and ordinary give the same tables.
 	for view in "threads" "threads --by process" "waits --by reason" \
-	    "waits --by thread"; do
+	    "waits --by thread" "waits --by stack" "threadtime"; do
 		etlagg $view "$tmp/waits-seed$seed-v2.zst" 2>/dev/null |
 		    etlreport -f csv >"$tmp/a"
 		etlagg $view "$tmp/waits-seed$seed-compact.zst" 2>/dev/null |
@@ -150,7 +150,7 @@ b=$(etlagg threads --from 0.02 "$z" | etlreport -f csv | csv_lf |
     awk -F, 'NR > 1 { s += $5 } END { print s }')
 check_eq waits-window "$((a + b))" "$whole"
 check_eq waits-window-part "$([ "$a" -gt 0 ] && [ "$b" -gt 0 ] && echo y)" y
-# The compact trace says it has no stacks per switch.
+# The compact trace says what it lacks.
 etlagg threads "$tmp/waits-seed1-compact.zst" 2>"$tmp/err" >/dev/null
 check_eq waits-compact-warning "$(grep -c 'compact CSwitch' "$tmp/err")" 1
 etlagg waits --by nope "$z" >/dev/null 2>&1
@@ -174,7 +174,7 @@ check_eq waits-pipeline-folded "$(awk '{ s += $NF } END { print s + 0 }' \
 check_eq waits-sysconfig-compact "$(etlagg sysconfig \
     "$tmp/waits-seed1-compact.zst" 2>/dev/null | etlreport -f csv |
     csv_lf | awk -F, 'NR == 2 { print $NF }')" \
-    "compact CSwitch batches: no stack per switch"
+    "compact CSwitch batches: fewer fields per switch; stacks joined by time"
 check_eq waits-sysconfig-clean "$(etlagg sysconfig "$z" 2>&1 >/dev/null |
     wc -c | tr -d ' ')" 0
 etlcat -q "$ETL_TOP/testdata/sample.etl" | etlagg sysconfig 2>"$tmp/err" |

@@ -7,6 +7,9 @@
  * for a processor, are preempted without a ReadyThread, and one thread
  * id is reused by a thread of another process.
  *
+ * Each switch-in has its stack walk, compact or not, as the kernel logs
+ * it (etl-events-2.md 2.1).
+ *
  * The manifest gives, per thread instance, what WPA's CPU Usage
  * (Precise) computes (etl-events-2.md 3.5), from the schedule itself:
  *
@@ -226,12 +229,10 @@ do_switch(struct waits *s, int cpu, int in, unsigned state, unsigned reason,
 	} else
 		s->idle_since[cpu] = ts;
 	s->current[cpu] = in;
-	if (s->o->compact) {
+	if (s->o->compact)
 		batch_switch(s, cpu, ts, out, o ? state : 2, reason,
 		    wait_ticks);
-		return;
-	}
-	{
+	else {
 		struct kev_cswitch c = { .new_tid = n ? n->tid : 0,
 		    .old_tid = o ? o->tid : 0, .new_priority = n ? n->prio : 0,
 		    .old_priority = o ? o->prio : 0,
@@ -243,6 +244,7 @@ do_switch(struct waits *s, int cpu, int in, unsigned state, unsigned reason,
 		kev_cswitch_version(s->w, cpu, ts, &c, s->o->cswitch_version);
 		s->events++;
 	}
+	/* The walk of the switch-in: logged with compact batches too. */
 	if (n != NULL) {
 		stack_of(s, in, reason, f);
 		kev_stack(s->w, cpu, ts, n->pid, n->tid, f, 4);

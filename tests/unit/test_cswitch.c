@@ -29,7 +29,7 @@ struct run {
 struct seen {
 	int n;
 	int64_t ts[MAXEV];
-	uint32_t tid[MAXEV], old[MAXEV];
+	uint32_t tid[MAXEV], old[MAXEV], stack[MAXEV];
 	char state[MAXEV][24], reason[MAXEV][24], extra[MAXEV][512];
 	int kind[MAXEV];
 	uint64_t cut, bad, late;
@@ -125,6 +125,7 @@ finish(struct run *r, struct seen *s)
 		s->kind[s->n] = ev->h.kind;
 		s->ts[s->n] = ev->h.ts;
 		s->tid[s->n] = ev->h.tid;
+		s->stack[s->n] = ev->h.stack;
 		s->old[s->n] = (uint32_t)strtoul(str_field(ev, "old_tid", tmp),
 		    NULL, 10);
 		str_field(ev, "old_state", s->state[s->n]);
@@ -246,6 +247,37 @@ test_compact_expanded(void)
 	CHECK_EQ_INT(s.cut, 0);
 }
 
+/* A walk logged before its batch reaches the expanded switch (2.4). */
+static void
+test_compact_walk(void)
+{
+	static const uint32_t tids[2] = { 1001, 1002 };
+	unsigned char recs[8], b[0x58 + 8], walk[16 + 16];
+	uint64_t ts = 1000, frame = 0x7ff700001000ULL;
+	uint32_t pid = 1000, tid = 1002;
+	struct run r;
+	struct seen s;
+	size_t len;
+
+	put32(recs, 2 | 0 << 2 | 6 << 9 | 0u << 15);	/* 1001 out */
+	put32(recs + 4, 2 | 1 << 2 | 6 << 9 | 100u << 15);	/* 1002 out */
+	len = batch(b, 1000, tids, 2, recs, 8);
+	memcpy(walk, &ts, 8);
+	memcpy(walk + 8, &pid, 4);
+	memcpy(walk + 12, &tid, 4);
+	memcpy(walk + 16, &frame, 8);
+	frame += 0x10;
+	memcpy(walk + 24, &frame, 8);
+	start(&r);
+	event(&r, 0x1820, 2, 0, 1000, walk, sizeof(walk));
+	event(&r, 0x0525, 2, 0, 5000, b, len);
+	finish(&r, &s);
+	REQUIRE(s.n == 2);
+	CHECK_EQ_INT(s.tid[0], 1002);
+	CHECK(s.stack[0] != 0);
+	CHECK_EQ_INT(s.stack[1], 0);
+}
+
 /* Cut short, later than the batch, a bad state, too late: counted. */
 static void
 test_compact_damaged(void)
@@ -301,6 +333,7 @@ main(void)
 	RUN(test_cswitch_versions);
 	RUN(test_ready_thread);
 	RUN(test_compact_expanded);
+	RUN(test_compact_walk);
 	RUN(test_compact_damaged);
 	RUN(test_compact_late);
 	HARNESS_EXIT();
