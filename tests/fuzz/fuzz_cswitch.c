@@ -2,7 +2,8 @@
  * fuzz_cswitch.c - compact CSwitch batches (HookId 0x0525,
  * etl-events-2.md 2.4) through the decoder: the input is cut into
  * batches (each prefixed by a byte: its processor, and whether a
- * ReadyThread or an ordinary CSwitch comes first), given raw timestamps
+ * ReadyThread, an ordinary CSwitch and a stack walk for the batch's first
+ * switch come first), given raw timestamps
  * that mostly rise, then the decoder finishes; the stream written must
  * read back, in time order.
  *
@@ -110,6 +111,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ctl & 8)
 			event(d, 0x0524, ctl & 3, ts++, cswitch,
 			    sizeof(cswitch));
+		/* A stack walk for the batch's first switch, before it. */
+		if ((ctl & 4) && n >= 12) {
+			unsigned char walk[32] = { 0 };
+
+			memcpy(walk, data + i, 8);
+			memcpy(walk + 12, data + i + 8, 4);
+			walk[23] = ctl & 8 ? 0xff : 0x7f;	/* kernel or user */
+			event(d, 0x1820, ctl & 3, ts++, walk, sizeof(walk));
+		}
 		event(d, 0x0525, ctl & 3, ts, data + i, n);
 		i += n;
 	}
