@@ -595,7 +595,10 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	    .computer = d->computer };
 	uint32_t id;
 
-	/* Settle stacks first: their events, still queued, take them. */
+	/*
+	 * The last compact switches take their walks, then the stacks still
+	 * promised are settled: their events, still queued, take them.
+	 */
 	etw_cswitch_finish(d);
 	etw_settle_stacks(d);
 	while (d->qcount > 0 && !d->failed)
