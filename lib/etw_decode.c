@@ -211,33 +211,59 @@ on_heap(const struct etw_kernel *k, struct fields *fs)
 	return 1;
 }
 
+/* CSwitch v1 to v5 (etl-events-2.md 3.1): the event is the new thread's. */
 static int
-on_cswitch(struct etw_decoder *d, const struct etw_kernel *k,
-    struct stream_event *sev, struct fields *fs)
+on_cswitch(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k, struct stream_event *sev, struct fields *fs)
 {
+	int v1 = k->u.cswitch.version < 2;
+
+	etw_cswitch_running(d, ev->cpu, k->u.cswitch.new_tid);
 	sev->h.tid = k->u.cswitch.new_tid;
 	sev->h.pid = pid_of_tid(d, k->u.cswitch.new_tid);
 	field_u(fs, "old_tid", VAL_U64, k->u.cswitch.old_tid);
 	field_u(fs, "old_pid", VAL_U64, pid_of_tid(d, k->u.cswitch.old_tid));
 	field_i(fs, "new_priority", k->u.cswitch.new_priority);
 	field_i(fs, "old_priority", k->u.cswitch.old_priority);
-	field_u(fs, "old_wait_reason", VAL_U64, k->u.cswitch.old_wait_reason);
+	field_u(fs, v1 ? "new_quantum" : "previous_cstate", VAL_U64,
+	    k->u.cswitch.byte10);
+	field_u(fs, v1 ? "old_quantum" : "new_priority_decrement", VAL_U64,
+	    k->u.cswitch.byte11);
+	/* The wait reason means something only for a waiting thread. */
+	if (k->u.cswitch.old_state == 5)
+		field_s(fs, "old_wait_reason",
+		    etw_wait_reason_name(k->u.cswitch.old_wait_reason));
 	field_u(fs, "old_wait_mode", VAL_U64, k->u.cswitch.old_wait_mode);
-	field_u(fs, "old_state", VAL_U64, k->u.cswitch.old_state);
+	field_s(fs, "old_state", etw_thread_state_name(k->u.cswitch.old_state));
 	field_u(fs, "ideal_cpu", VAL_U64, k->u.cswitch.ideal_cpu);
 	field_u(fs, "new_wait_time", VAL_U64, k->u.cswitch.new_wait_time);
+	if (k->u.cswitch.has_quantum)
+		field_i(fs, "old_remaining_quantum",
+		    k->u.cswitch.remaining_quantum);
+	if (k->u.cswitch.version >= 3) {
+		field_u(fs, "old_qos", VAL_U64, k->u.cswitch.flags >> 1 & 7);
+		field_u(fs, "new_qos", VAL_U64, k->u.cswitch.flags >> 4 & 7);
+	}
+	if (k->u.cswitch.has_extra)
+		field_u(fs, "extra_flags", VAL_HEX, k->u.cswitch.extra_flags);
 	return 1;
 }
 
+/*
+ * ReadyThread (3.2): logged by the readying context, whose thread is the
+ * one running on the processor (the walk's StackThread says the same).
+ */
 static int
-on_ready(struct etw_decoder *d, const struct etw_kernel *k,
-    struct stream_event *sev, struct fields *fs)
+on_ready(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k, struct stream_event *sev, struct fields *fs)
 {
+	if (sev->h.tid == ETL_NO_ID)
+		sev->h.tid = etw_cswitch_running_tid(d, ev->cpu);
 	if (sev->h.pid == ETL_NO_ID && sev->h.tid != ETL_NO_ID)
 		sev->h.pid = pid_of_tid(d, sev->h.tid);
 	field_u(fs, "readied_tid", VAL_U64, k->u.ready.tid);
 	field_u(fs, "readied_pid", VAL_U64, pid_of_tid(d, k->u.ready.tid));
-	field_i(fs, "reason", k->u.ready.reason);
+	field_s(fs, "reason", etw_ready_reason_name(k->u.ready.reason));
 	field_i(fs, "increment", k->u.ready.increment);
 	field_u(fs, "flags", VAL_HEX, k->u.ready.flags);
 	return 1;
@@ -379,10 +405,19 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 		return on_heap(k, fs);
 	case KREC_CSWITCH:
 		sev->h.kind = EV_CSWITCH;
-		return on_cswitch(d, k, sev, fs);
+		return on_cswitch(d, ev, k, sev, fs);
+	case KREC_CSWITCH_BATCH: {
+		/* Counted once as seen by the caller, written per switch. */
+		stream_id cls = etw_kernel_class(d, ev, hook_of(ev));
+
+		if (cls != 0)
+			d->class_seen[cls]--;
+		etw_on_cswitch_batch(d, ev, k, cls);
+		return 0;
+	}
 	case KREC_READY:
 		sev->h.kind = EV_READY;
-		return on_ready(d, k, sev, fs);
+		return on_ready(d, ev, k, sev, fs);
 	case KREC_LOST:
 		sev->h.kind = EV_LOST;
 		return 1;
@@ -415,6 +450,21 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 		break;
 	}
 	return -1;
+}
+
+/*
+ * The thread whose stack walk an event may own (5.6 step 2): the one that
+ * logged it.  Process and thread start are logged by the parent, so their
+ * header's thread, not the new one the event is about.
+ */
+static uint32_t
+owner_tid(const struct etl_event *ev, const struct etw_kernel *k,
+    const struct stream_event *sev)
+{
+	if ((k->type == KREC_PROCESS || k->type == KREC_THREAD) &&
+	    ev->tid != ETL_NO_ID)
+		return ev->tid;
+	return sev->h.tid;
 }
 
 int
@@ -453,8 +503,8 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return 0;	/* absorbed into definitions */
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
-	if (etw_queue_event(d, &sev, ev, owns ? sev.h.tid : ETL_NO_ID,
-	    image_slot) == NULL) {
+	if (etw_queue_event(d, &sev, ev, owns ? owner_tid(ev, &k, &sev) :
+	    ETL_NO_ID, image_slot) == NULL) {
 		d->failed = 1;
 		return -1;
 	}
@@ -521,6 +571,7 @@ etw_decoder_new(struct stream_writer *w, const struct etl_header *h,
 		d->hold_ticks = h->perf_freq ? h->perf_freq * ETW_HOLD_MS / 1000 :
 		    ETW_HOLD_MS * 10000ULL;
 	}
+	d->late_ticks = d->hold_ticks / ETW_HOLD_MS * LATE_MS;
 	fill_trace(h, source, &t);
 	if (stream_write_trace(w, &t) != 0) {
 		etw_decoder_free(d);
@@ -548,11 +599,17 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	    .computer = d->computer };
 	uint32_t id;
 
-	/* Settle stacks first: their events, still queued, take them. */
+	/*
+	 * The last compact switches take their walks, then the stacks still
+	 * promised are settled: their events, still queued, take them.
+	 */
+	etw_cswitch_finish(d);
 	etw_settle_stacks(d);
 	etw_heapsnap_finish(d);
 	while (d->qcount > 0 && !d->failed)
 		etw_release_oldest(d);
+	if (etw_cswitch_release_until(d, UINT64_MAX) != 0)
+		d->failed = 1;
 	for (id = 0; id < IMAGES_MAX; id++)
 		if (d->images[id].used && etw_write_image_def(d, id) != 0)
 			d->failed = 1;
@@ -574,6 +631,12 @@ etw_decoder_finish(struct etw_decoder *d, const struct etl_counts *c)
 	write_diag(d, "stack walks without an owner event",
 	    d->stats.stacks_orphaned, 0, 0);
 	write_diag(d, "stack keys never defined", d->stats.keys_unresolved, 0, 0);
+	write_diag(d, "compact CSwitch batches cut short",
+	    d->stats.cswitch_batches_cut, 0, 0);
+	write_diag(d, "compact CSwitch records with a bad thread state",
+	    d->stats.cswitch_bad_records, 0, 0);
+	write_diag(d, "compact CSwitch records older than events written",
+	    d->stats.cswitch_late, 0, 0);
 	write_diag(d, "ImageID events without an image",
 	    d->stats.image_ids_unjoined, 0, 0);
 	write_diag(d, "events lost by the logger", d->h.events_lost, 0, 0);
@@ -611,10 +674,13 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->stack_ids);
 	free(d->pending);
 	idmap_release(&d->pending_index);
+	free(d->unowned);
+	idmap_release(&d->unowned_index);
 	free(d->q);
 	free(d->ring);
 	tl_decoder_free(d->tl);
 	etw_heapsnap_free(d);
+	etw_cswitch_free(d);
 	buf_release(&d->held);
 	free(d);
 }

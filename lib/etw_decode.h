@@ -51,6 +51,8 @@ struct etw_decode_stats {
 	uint64_t events, bad_payloads, bad_tracelogging;
 	uint64_t stacks_attached, stacks_orphaned, keys_unresolved;
 	uint64_t images_joined, image_ids_unjoined;
+	uint64_t cswitch_batches, cswitch_batches_cut, cswitch_bad_records;
+	uint64_t cswitch_late;		/* compact switches logged too late */
 };
 const struct etw_decode_stats *etw_decoder_stats(const struct etw_decoder *d);
 

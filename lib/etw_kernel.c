@@ -335,19 +335,36 @@ decode_heap(struct payload *pl, unsigned type, struct etw_kernel *k)
 	}
 }
 
+/*
+ * CSwitch v1 to v5 (etl-events-2.md 3.1): 20 bytes in v1, 24 from v2,
+ * 28 in v5.  Byte 13 is the wait mode in bit 0 in every version; from v3
+ * its bits 1-6 are the QoS levels.
+ */
 static void
-decode_cswitch(struct payload *pl, struct etw_kernel *k)
+decode_cswitch(struct payload *pl, unsigned version, struct etw_kernel *k)
 {
 	k->type = KREC_CSWITCH;
+	k->u.cswitch.version = (uint8_t)version;
 	k->u.cswitch.new_tid = u32_at(pl, 0);
 	k->u.cswitch.old_tid = u32_at(pl, 4);
 	k->u.cswitch.new_priority = (int8_t)u8_at(pl, 8);
 	k->u.cswitch.old_priority = (int8_t)u8_at(pl, 9);
+	k->u.cswitch.byte10 = (uint8_t)u8_at(pl, 10);
+	k->u.cswitch.byte11 = (uint8_t)u8_at(pl, 11);
 	k->u.cswitch.old_wait_reason = (uint8_t)u8_at(pl, 12);
-	k->u.cswitch.old_wait_mode = (uint8_t)u8_at(pl, 13);
+	k->u.cswitch.flags = (uint8_t)u8_at(pl, 13);
+	k->u.cswitch.old_wait_mode = k->u.cswitch.flags & 1;
 	k->u.cswitch.old_state = (uint8_t)u8_at(pl, 14);
 	k->u.cswitch.ideal_cpu = (uint8_t)u8_at(pl, 15);
 	k->u.cswitch.new_wait_time = u32_at(pl, 16);
+	if (version >= 2 && pl->len >= 24) {
+		k->u.cswitch.has_quantum = 1;
+		k->u.cswitch.remaining_quantum = (int32_t)u32_at(pl, 20);
+	}
+	if (version >= 5 && pl->len >= 25) {
+		k->u.cswitch.has_extra = 1;
+		k->u.cswitch.extra_flags = (uint8_t)u8_at(pl, 24);
+	}
 }
 
 static void
@@ -448,8 +465,12 @@ decode_hook(struct payload *pl, int hook, unsigned version,
 			k->op = type;
 			decode_thread(pl, version, k, s);
 		} else if (type == 0x24)
-			decode_cswitch(pl, k);
-		else if (type == 0x32)
+			decode_cswitch(pl, version, k);
+		else if (type == 0x25) {
+			k->type = KREC_CSWITCH_BATCH;
+			k->u.batch.data = pl->p;
+			k->u.batch.len = pl->len;
+		} else if (type == 0x32)
 			decode_ready(pl, k);
 		break;
 	case 0x0b:

@@ -29,6 +29,7 @@ enum etw_krec {
 	KREC_VMEM,
 	KREC_HEAP,
 	KREC_CSWITCH,
+	KREC_CSWITCH_BATCH,	/* compact CSwitch batch (0x0525): etw_cswitch */
 	KREC_READY,
 	KREC_CPU_CONFIG,	/* SystemConfig/CPU */
 	KREC_INTERVAL,		/* PerfInfo SetInterval, CollectionStart/End */
@@ -79,12 +80,24 @@ struct etw_kernel {
 			uint64_t heap, address, size, old_address, old_size;
 			uint32_t source, flags;
 		} heap;
-		struct {
+		struct {		/* etl-events-2.md 3.1 */
 			uint32_t new_tid, old_tid, new_wait_time;
+			int32_t remaining_quantum;	/* v2+, 24 bytes */
 			int8_t new_priority, old_priority;
+			uint8_t byte10;	/* v1 NewThreadQuantum, else
+					   PreviousCState/OldThreadRank */
+			uint8_t byte11;	/* v1 OldThreadQuantum, else
+					   NewThreadPriorityDecrement */
 			uint8_t old_wait_reason, old_wait_mode, old_state;
+			uint8_t flags;	/* byte 13 whole (v3+: QoS bits) */
 			uint8_t ideal_cpu;
+			uint8_t extra_flags;	/* v5, 28 bytes */
+			uint8_t version, has_quantum, has_extra;
 		} cswitch;
+		struct {		/* etl-events-2.md 2.2 */
+			const unsigned char *data;
+			size_t len;
+		} batch;
 		struct {
 			uint32_t tid;
 			int8_t reason, increment;

@@ -2,7 +2,9 @@
  * etw_queue.c - the hold queue.  Encoded records wait here for ETW_HOLD_MS
  * of trace time, so that stack walks logged after their event (5.6) and
  * ImageID rows logged with their image (section 6) can still be joined to
- * them; definitions an event needs are written just before it leaves.
+ * them; definitions an event needs are written just before it leaves.  A
+ * sample still without a stack holds the queue longer (LATE_MS), within
+ * its fixed size: memory does not grow with it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,12 +27,13 @@ int
 etw_release_oldest(struct etw_decoder *d)
 {
 	struct qentry *e = &d->q[d->qhead];
-	int rc = 0;
+	int rc = etw_cswitch_release_until(d, e->ts);
 
-	if (e->image != NO_SLOT)
+	if (rc == 0 && e->image != NO_SLOT)
 		rc = etw_write_image_def(d, e->image);
 	if (rc == 0)
 		rc = stream_write_encoded(d->w, d->ring + e->off, e->len);
+	d->written_ts = e->ts;
 	d->ring_tail = e->off + e->len + e->waste;
 	d->ring_used -= e->len + e->waste;
 	if (d->ring_used == 0)
@@ -43,13 +46,34 @@ etw_release_oldest(struct etw_decoder *d)
 	return rc;
 }
 
+/*
+ * Whether the oldest record waits for its stack walk past the hold: a
+ * sample without one, in a trace whose samples have them, on a thread
+ * that runs user code.  Its walk is logged when the thread next returns
+ * to user mode (5.6 step 4; VAL 97 and 108 ms later), so it waits up to
+ * LATE_MS, as far as the queue has room: a full queue still writes it.
+ */
+static int
+awaits_late_walk(const struct etw_decoder *d, const struct qentry *e,
+    uint64_t now)
+{
+	return e->sample && !e->has_stack && d->sample_stacks &&
+	    e->tid != 0 && e->tid != ETL_NO_ID && e->ts + d->late_ticks >= now;
+}
+
 /* Releases what is older than the hold window before `now`. */
 int
 etw_release_until(struct etw_decoder *d, uint64_t now)
 {
-	while (d->qcount > 0 && d->q[d->qhead].ts + d->hold_ticks < now)
+	while (d->qcount > 0 && d->q[d->qhead].ts + d->hold_ticks < now &&
+	    !awaits_late_walk(d, &d->q[d->qhead], now))
 		if (etw_release_oldest(d) != 0)
 			return -1;
+	/* Expanded compact switches older than the window and the queue. */
+	if (now > d->hold_ticks)
+		return etw_cswitch_release_until(d, d->qcount > 0 &&
+		    d->q[d->qhead].ts < now - d->hold_ticks ?
+		    d->q[d->qhead].ts : now - d->hold_ticks - 1);
 	return 0;
 }
 
@@ -144,6 +168,7 @@ etw_queue_event(struct etw_decoder *d, const struct stream_event *sev,
 	e->image = image;
 	e->stackable = 1;
 	e->has_stack = sev->h.stack != 0;
+	e->sample = sev->h.kind == EV_SAMPLE;
 	queue_commit(d, e, len);
 	d->class_written[sev->h.cls]++;
 	d->stats.events++;

@@ -112,18 +112,23 @@ complete_pending(struct etw_decoder *d, const struct pending_stack *ps,
 		define_join(d, ps->id, full, 0, 0);
 }
 
-/* A user part arrived on `tid`: complete every kernel-only stack there. */
-static void
+/*
+ * A user part arrived on `tid`: complete every kernel-only stack there.
+ * @return : how many it completed.
+ */
+static uint32_t
 resolve_pending(struct etw_decoder *d, uint32_t tid, stream_id user)
 {
 	struct thread_pending *tp = pending_of(d, tid, 0);
-	uint32_t i;
+	uint32_t i, n;
 
 	if (tp == NULL)
-		return;
+		return 0;
 	for (i = 0; i < tp->n; i++)
 		complete_pending(d, &tp->s[i], user);
+	n = tp->n;
 	tp->n = 0;
+	return n;
 }
 
 /*
@@ -155,12 +160,14 @@ await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel,
 
 /*
  * The queued event that owns a stack walk for time `ts` on thread `tid`
- * logged on `cpu` (5.6 steps 1 to 3), or NULL.
+ * logged on `cpu` (5.6 steps 1 to 3), or NULL.  Of several on the thread
+ * (idle samples: thread 0 runs on every processor) the one on the walk's
+ * own processor wins.
  */
 static struct qentry *
 find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
 {
-	struct qentry *same_cpu = NULL;
+	struct qentry *same_tid = NULL, *same_cpu = NULL;
 	size_t i;
 
 	for (i = d->qcount; i-- > 0;) {
@@ -170,12 +177,14 @@ find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
 			break;
 		if (e->ts != ts || !e->stackable)
 			continue;
-		if (e->tid == tid)
+		if (e->tid == tid && e->cpu == cpu)
 			return e;
+		if (e->tid == tid && same_tid == NULL)
+			same_tid = e;
 		if (e->tid == ETL_NO_ID && e->cpu == cpu && same_cpu == NULL)
 			same_cpu = e;
 	}
-	return same_cpu;
+	return same_tid != NULL ? same_tid : same_cpu;
 }
 
 static void
@@ -183,30 +192,123 @@ give_stack(struct etw_decoder *d, struct qentry *owner, stream_id id)
 {
 	stream_event_set_stack(d->ring + owner->off, id);
 	owner->has_stack = 1;
+	if (owner->sample)
+		d->sample_stacks = 1;
 	d->stats.stacks_attached++;
+}
+
+/* ---- walks before their events (compact CSwitch, 2.4) ---- */
+
+static uint64_t
+unowned_key(uint64_t ts, uint32_t tid)
+{
+	return ts << 20 ^ ts >> 44 ^ tid;
+}
+
+/* Whether ring slot `slot` holds a kept walk (not one overwritten). */
+static int
+unowned_live(const struct etw_decoder *d, size_t slot)
+{
+	return (slot + UNOWNED_MAX - d->unowned_head) % UNOWNED_MAX <
+	    d->unowned_count;
+}
+
+/*
+ * Keeps a walk that found no event: a compact batch, logged later, may
+ * hold its switch.  The oldest kept walk, when there is no room, and
+ * those left at the end join nothing and are counted.
+ */
+static void
+keep_unowned(struct etw_decoder *d, uint64_t ts, uint32_t tid,
+    stream_id id, int kernel_only)
+{
+	uint64_t key = unowned_key(ts, tid);
+	struct unowned_walk *u;
+	uint32_t newest = 0, slot;
+
+	if (d->unowned == NULL &&
+	    (d->unowned = calloc(UNOWNED_MAX, sizeof(*d->unowned))) == NULL) {
+		d->stats.stacks_orphaned++;
+		return;
+	}
+	if (d->unowned_count == UNOWNED_MAX) {
+		u = &d->unowned[d->unowned_head];
+		if (u->id != 0)
+			d->stats.stacks_orphaned++;
+		if (idmap_get(&d->unowned_index, unowned_key(u->ts, u->tid),
+		    &slot) && slot == d->unowned_head + 1)
+			idmap_del(&d->unowned_index, unowned_key(u->ts,
+			    u->tid));
+		d->unowned_head = (d->unowned_head + 1) % UNOWNED_MAX;
+		d->unowned_count--;
+	}
+	slot = (uint32_t)((d->unowned_head + d->unowned_count++) %
+	    UNOWNED_MAX);
+	u = &d->unowned[slot];
+	idmap_get(&d->unowned_index, key, &newest);
+	u->ts = ts;
+	u->tid = tid;
+	u->id = id;
+	u->kernel_only = (uint8_t)kernel_only;
+	u->prev = newest != 0 && unowned_live(d, newest - 1) ? newest : 0;
+	if (idmap_put(&d->unowned_index, key, slot + 1) != 0)
+		d->failed = 1;
+}
+
+/*
+ * The stack of the event at (ts, tid) from the walks kept for it: the
+ * kernel part joined to the user part, or the one there is.
+ * @return : its id, or 0 if none was kept.
+ */
+stream_id
+etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts, uint32_t tid)
+{
+	stream_id kernel = 0, user = 0;
+	uint32_t slot = 0;
+	int hops = 0;
+
+	if (d->unowned == NULL)
+		return 0;
+	idmap_get(&d->unowned_index, unowned_key(ts, tid), &slot);
+	while (slot != 0 && unowned_live(d, slot - 1) && hops++ < 8) {
+		struct unowned_walk *u = &d->unowned[slot - 1];
+
+		if (u->ts == ts && u->tid == tid && u->id != 0 &&
+		    (u->kernel_only ? kernel : user) == 0) {
+			*(u->kernel_only ? &kernel : &user) = u->id;
+			u->id = 0;
+			d->stats.stacks_attached++;
+		}
+		slot = u->prev;
+	}
+	if (kernel != 0 && user != 0)
+		return intern_frames(d, kernel, d->frames, 0, user);
+	return kernel != 0 ? kernel : user;
 }
 
 /*
  * Attaches a stack part with id `part` for (ts, tid) to its owner.
- * `kernel_only` says whether it is a kernel fragment awaiting a user part.
+ * `kernel_only` says whether it is a kernel fragment awaiting a user part;
+ * a user part also completes the thread's kernel fragments (step 4).
  */
 static void
 attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
     stream_id part, int kernel_only)
 {
 	struct qentry *owner = find_owner(d, ts, tid, cpu);
+	uint32_t completed = kernel_only ? 0 : resolve_pending(d, tid, part);
 
-	if (!kernel_only)
-		resolve_pending(d, tid, part);
 	if (owner == NULL) {
-		if (kernel_only || pending_of(d, tid, 0) == NULL)
-			d->stats.stacks_orphaned++;
+		/* Kept for an event still to come, else counted. */
+		if (completed == 0)
+			keep_unowned(d, ts, tid, part, kernel_only);
 		return;
 	}
 	if (owner->has_stack)
 		return;		/* its user part, already joined above */
-	give_stack(d, owner, kernel_only ? await_user_part(d, tid, part, owner) :
-	    part);
+	/* The idle thread never returns to user mode: no part will come. */
+	give_stack(d, owner, kernel_only && tid != 0 ?
+	    await_user_part(d, tid, part, owner) : part);
 }
 
 void
@@ -332,6 +434,12 @@ etw_settle_stacks(struct etw_decoder *d)
 			complete_pending(d, &d->pending[i].s[j], 0);
 		d->pending[i].n = 0;
 	}
+	for (i = 0; i < d->unowned_count; i++)
+		if (d->unowned[(d->unowned_head + i) % UNOWNED_MAX].id != 0)
+			d->stats.stacks_orphaned++;
+	d->unowned_count = 0;
+	idmap_release(&d->unowned_index);
+	memset(&d->unowned_index, 0, sizeof(d->unowned_index));
 	for (t = 0; t < 2; t++) {
 		for (i = 0; i < tables[t]->cap; i++) {
 			if (!tables[t]->used[i])

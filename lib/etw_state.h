@@ -8,6 +8,7 @@
  *	etw_stacks.c	stack walks joined to their events (etl-format.md 5.6)
  *	etw_imageid.c	ImageID/DbgID joined to their images (section 6)
  *	etw_heapsnap.c	WPR heap snapshots reassembled (etl-events-2.md 1)
+ *	etw_cswitch.c	context switch names, compact CSwitch batches
  *
  * The public interface is etw_decode.h.
  */
@@ -27,6 +28,8 @@
 #define QUEUE_SLOTS	65536		/* events held at most */
 #define QUEUE_BYTES	(16u << 20)	/* their encoded bytes, at most */
 #define PENDING_MAX	64		/* kernel-only stacks a thread awaits */
+#define LATE_MS		500		/* a stackless sample waits for its walk */
+#define UNOWNED_MAX	4096		/* walks whose event has not come */
 #define IMAGES_MAX	4096		/* images awaiting ImageID joins */
 #define FACTS_MAX	256		/* ImageID events awaiting images */
 #define SCRATCH		(96 * 1024)
@@ -44,6 +47,7 @@ struct qentry {
 	uint16_t cpu;
 	uint8_t stackable;	/* may own a stack walk */
 	uint8_t has_stack;
+	uint8_t sample;		/* a SampledProfile */
 };
 
 /* An image waiting for the writing of its definition. */
@@ -72,6 +76,19 @@ struct pending_stack {
 	stream_id kernel;	/* the kernel part */
 	uint64_t seq;		/* the event's queue entry, while queued */
 	uint32_t slot;
+};
+
+/*
+ * A stack walk whose event was not found: a compact batch's switch is
+ * expanded after its walk was logged (etl-events-2.md 2.4).
+ */
+struct unowned_walk {
+	uint64_t ts;
+	uint32_t tid;
+	stream_id id;			/* 0 once taken */
+	uint32_t prev;			/* slot + 1 of the walk before with
+					   the same time and thread, or 0 */
+	uint8_t kernel_only;
 };
 
 struct thread_pending {
@@ -116,6 +133,8 @@ struct etw_decoder {
 	unsigned char *ring;
 	size_t ring_head, ring_tail, ring_used;
 	uint64_t hold_ticks;
+	uint64_t late_ticks;		/* LATE_MS in clock ticks */
+	int sample_stacks;		/* samples of this trace have stacks */
 	uint64_t ns_per_tick;		/* when whole: no division a time stamp */
 
 	struct pending_image images[IMAGES_MAX];
@@ -123,6 +142,11 @@ struct etw_decoder {
 	struct image_fact facts[FACTS_MAX];
 	size_t fact_next;
 
+	struct etw_cswitch *cs;		/* etw_cswitch.c, on first use */
+	struct unowned_walk *unowned;	/* a ring, on first use, ... */
+	size_t unowned_head, unowned_count;
+	struct idmap unowned_index;	/* ... (ts, tid) -> newest slot + 1 */
+	uint64_t written_ts;		/* raw time of the last event out */
 	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
@@ -166,6 +190,8 @@ const unsigned char *etw_next_ext_item(const unsigned char **p,
     const unsigned char *end, unsigned *type, unsigned *size);
 stream_id etw_inline_stack(struct etw_decoder *d, const struct etl_event *ev);
 void etw_settle_stacks(struct etw_decoder *d);
+stream_id etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts,
+    uint32_t tid);
 
 /* etw_imageid.c */
 uint32_t etw_add_pending_image(struct etw_decoder *d,
@@ -177,5 +203,16 @@ void etw_on_image_id(struct etw_decoder *d, const struct etl_event *ev,
 int etw_heapsnap_event(struct etw_decoder *d, const struct etl_event *ev);
 void etw_heapsnap_finish(struct etw_decoder *d);
 void etw_heapsnap_free(struct etw_decoder *d);
+/* etw_cswitch.c */
+const char *etw_wait_reason_name(unsigned r);
+const char *etw_thread_state_name(unsigned s);
+const char *etw_ready_reason_name(int r);
+void etw_cswitch_running(struct etw_decoder *d, uint16_t cpu, uint32_t tid);
+uint32_t etw_cswitch_running_tid(const struct etw_decoder *d, uint16_t cpu);
+void etw_on_cswitch_batch(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k, stream_id cls);
+int etw_cswitch_release_until(struct etw_decoder *d, uint64_t ts);
+void etw_cswitch_finish(struct etw_decoder *d);
+void etw_cswitch_free(struct etw_decoder *d);
 
 #endif

@@ -13,9 +13,10 @@
  * out the processes that lived less than that share of the time shown,
  * unless a process under them is kept.  The page stands alone.
  *
- * Without a tree table the page is html_queries.h's: the rustc query
+ * Without a tree table the page is html_threads.h's, the per-thread
+ * timeline of a switches table, or else html_queries.h's: the rustc query
  * trace, when the input holds rustc self-profile events.  Every record
- * goes to both; the tree wins when there is one.
+ * goes to all three; the tree wins when there is one, then the threads.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -24,6 +25,7 @@
 
 #include "buf.h"
 #include "html_queries.h"
+#include "html_threads.h"
 #include "markup.h"
 #include "render.h"
 
@@ -72,6 +74,7 @@ struct render {
 	FILE *fp;
 	struct render_options opt;
 	struct html_queries *queries;
+	struct html_threads *threads;
 	stream_id table;		/* the tree table being read, or 0 */
 	int cols[T_NCOLS];
 	int saw_tree;
@@ -89,7 +92,9 @@ html_open(FILE *fp, const char *format, const struct render_options *opt)
 		return NULL;
 	rd->fp = fp;
 	rd->opt = *opt;
-	if ((rd->queries = html_queries_new(opt)) == NULL) {
+	if ((rd->queries = html_queries_new(opt)) == NULL ||
+	    (rd->threads = html_threads_new(opt)) == NULL) {
+		html_queries_free(rd->queries);
 		free(rd);
 		return NULL;
 	}
@@ -208,7 +213,8 @@ static int
 html_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	if (html_queries_record(rd->queries, r, rec) != 0)
+	if (html_queries_record(rd->queries, r, rec) != 0 ||
+	    html_threads_record(rd->threads, r, rec) != 0)
 		return -1;
 	switch (rec->type) {
 	case REC_HEADER:
@@ -544,6 +550,8 @@ html_close(struct render *rd)
 
 	if (rd->saw_tree)
 		rc = write_timeline(rd);
+	else if (!html_threads_empty(rd->threads))
+		rc = html_threads_write(rd->threads, rd->fp);
 	else if (!html_queries_empty(rd->queries))
 		rc = html_queries_write(rd->queries, rd->fp);
 	else
@@ -551,6 +559,7 @@ html_close(struct render *rd)
 	if (fflush(rd->fp) != 0)
 		rc = -1;
 	html_queries_free(rd->queries);
+	html_threads_free(rd->threads);
 	buf_release(&rd->rows);
 	buf_release(&rd->texts);
 	free(rd);
@@ -561,5 +570,6 @@ const struct render_ops render_html_ops = {
 	.open = html_open,
 	.record = html_record,
 	.close = html_close,
-	.nothing = "no tree table (etlagg tree) and no rustc query events",
+	.nothing = "no tree table (etlagg tree), no switches table (etlagg "
+	    "switches) and no rustc query events",
 };

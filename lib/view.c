@@ -17,6 +17,10 @@ static const struct view_ops *const views[] = {
 	&view_vmem_ops,
 	&view_heap_ops,
 	&view_heapsnap_ops,
+	&view_threads_ops,
+	&view_waits_ops,
+	&view_switches_ops,
+	&view_threadtime_ops,
 };
 
 const struct view_ops *

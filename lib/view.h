@@ -80,5 +80,9 @@ extern const struct view_ops view_querystacks_ops;
 extern const struct view_ops view_vmem_ops;
 extern const struct view_ops view_heap_ops;
 extern const struct view_ops view_heapsnap_ops;
+extern const struct view_ops view_threads_ops;
+extern const struct view_ops view_waits_ops;
+extern const struct view_ops view_switches_ops;
+extern const struct view_ops view_threadtime_ops;
 
 #endif

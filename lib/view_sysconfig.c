@@ -1,6 +1,11 @@
 /*
  * view_sysconfig.c - "etlagg sysconfig": one row per trace with its
- * header and system configuration.
+ * header and system configuration, and warnings on the trace's health
+ * (etl-events-2.md 2.1, 3.3): CPU samples and CSwitch stacks in one
+ * trace (the stack walks of every switch skew the samples), and context
+ * switches logged as compact batches (fewer fields; stacks are joined to
+ * the switches by time only).  The
+ * warnings also go to standard error.
  */
 #include <stdlib.h>
 #include <stdio.h>
@@ -13,6 +18,8 @@ struct trace_row {
 	char source[512], logger[128], computer[64], os[40];
 	uint64_t memory_bytes;
 	int64_t end_ns;
+	int samples, cswitch_stacks, compact;
+	char warnings[160];
 };
 
 struct view {
@@ -65,6 +72,18 @@ sysconfig_record(struct view *v, const struct stream_reader *r,
 	(void)r;
 	if (rec->type == REC_TRACE)
 		return add_trace(v, &rec->u.trace);
+	if (rec->type == REC_EVENT && row != NULL) {
+		const struct stream_event *ev = &rec->u.event;
+		size_t i;
+
+		row->samples |= ev->h.kind == EV_SAMPLE;
+		if (ev->h.kind == EV_CSWITCH) {
+			row->cswitch_stacks |= ev->h.stack != 0;
+			for (i = 0; i < ev->nfields && !row->compact; i++)
+				row->compact = strcmp(ev->fields[i].name,
+				    "compact") == 0;
+		}
+	}
 	if (rec->type == REC_END && row != NULL) {
 		row->memory_bytes = rec->u.end.memory_bytes;
 		row->end_ns = (int64_t)rec->u.end.end_ns;
@@ -91,8 +110,8 @@ write_row(struct stream_writer *w, const struct trace_row *row)
 {
 	const struct stream_trace *t = &row->t;
 	uint64_t span = t->end_utc > t->start_utc ? t->end_utc - t->start_utc : 0;
-	struct value c[19];
-	struct stream_row sr = { 1, 19, c };
+	struct value c[20];
+	struct stream_row sr = { 1, 20, c };
 
 	c[0] = str(row->source);
 	c[1] = str(row->os);
@@ -113,7 +132,26 @@ write_row(struct stream_writer *w, const struct trace_row *row)
 	c[16] = u64(t->events_lost);
 	c[17] = (struct value){ .type = VAL_HEX, .v.u = t->log_file_mode };
 	c[18] = str(row->logger);
+	c[19] = str(row->warnings);
 	return stream_write_row(w, &sr);
+}
+
+/* The health warnings of a trace, in its row and on stderr. */
+static void
+warn(struct trace_row *row)
+{
+	static const char both[] = "CPU samples and CSwitch stacks both on: "
+	    "their overhead skews the samples";
+	static const char compact[] = "compact CSwitch batches: fewer fields "
+	    "per switch; stacks joined by time";
+
+	snprintf(row->warnings, sizeof(row->warnings), "%s%s%s",
+	    row->samples && row->cswitch_stacks ? both : "",
+	    row->samples && row->cswitch_stacks && row->compact ? "; " : "",
+	    row->compact ? compact : "");
+	if (row->warnings[0] != '\0')
+		fprintf(stderr, "etlagg: sysconfig: %s: warning: %s\n",
+		    row->source, row->warnings);
 }
 
 static int
@@ -130,12 +168,15 @@ sysconfig_finish(struct view *v, struct stream_writer *w)
 		{ "buffers_written", VAL_U64, "" },
 		{ "buffers_lost", VAL_U64, "" }, { "events_lost", VAL_U64, "" },
 		{ "log_file_mode", VAL_HEX, "" }, { "logger", VAL_STR, "" },
+		{ "warnings", VAL_STR, "" },
 	};
 	size_t i;
-	int rc = view_write_table(w, 1, "sysconfig", cols, 19);
+	int rc = view_write_table(w, 1, "sysconfig", cols, 20);
 
-	for (i = 0; i < v->n && rc == 0; i++)
+	for (i = 0; i < v->n && rc == 0; i++) {
+		warn(&v->rows[i]);
 		rc = write_row(w, &v->rows[i]);
+	}
 	return rc;
 }
 

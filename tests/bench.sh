@@ -80,3 +80,27 @@ done
 awk -v e="$events" -v a="$secs_etlcat" -v z="$secs_zstd" 'BEGIN {
 	printf "etlcat: %.2f M events/s; %.2fx the time of zstd -1\n",
 	    e / a / 1e6, a / z }'
+
+# Context switches: etlagg threads and waits --by stack on a synthetic
+# schedule (etlsynth --scenario waits; BENCH_WAITS_SIZE bytes, 64 MiB by
+# default), made once and kept in build/bench/.
+wsize=${BENCH_WAITS_SIZE:-67108864}
+wtrace=$top/build/bench/waits-$wsize.etl
+if [ -z "$1" ] && command -v etlsynth >/dev/null; then
+	if [ ! -f "$wtrace" ]; then
+		echo "bench: generating $wtrace ($wsize bytes)" >&2
+		etlsynth --scenario waits --size "$wsize" --seed 1 \
+		    -o "$wtrace" || exit 1
+	fi
+	trace=$wtrace
+	bytes=$(wc -c <"$trace")
+	cat "$trace" >/dev/null
+	etlcat -q -o "$out/waits.zst" "$trace"
+	echo "trace: $trace, $(awk -v b="$bytes" 'BEGIN {
+	    printf "%.1f", b / 1e6 }') MB; the views read its stream"
+	run "etlcat" "etlcat -q '$trace'" wcat
+	bytes=$(wc -c <"$out/waits.zst")
+	run "etlagg threads (stream)" "etlagg threads '$out/waits.zst'" threads
+	run "etlagg waits --by stack (stream)" \
+	    "etlagg waits --by stack '$out/waits.zst'" waits
+fi

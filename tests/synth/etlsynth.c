@@ -3,7 +3,8 @@
  * beside it, a manifest of what the trace holds, for the tests of the
  * decoders.
  *
- *	etlsynth [--scenario rustc-build|memory|memory-lossy]
+ *	etlsynth [--scenario rustc-build | memory | memory-lossy | stack-joins |
+ *	    waits]
  *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
  *	    [--pdb image=file.pdb ...] -o file.etl
@@ -14,12 +15,17 @@
  * fill (so the file is not in time order), events 8-byte aligned, 0xFF
  * after the filled part, MS-XCA plain LZ77 buffers with --compress, and
  * 32-bit headers and pointers with --pointer-size 4.  What happens in it
- * is the rustc-build scenario (scenario.h), or with --scenario memory a
- * short scripted trace of what the memory views must get right
- * (memscen.c: its own manifest lines, and --size, --events, --seed and
- * --pdb do not apply; memory-lossy is the same trace with one chunk of
- * its second heap snapshot lost).  The same options give the
- * same bytes, on any platform.
+ * is the rustc-build scenario (scenario.h), or with --scenario stack-joins
+ * a short trace of the stack walks that are hard to join to their samples
+ * (stackjoins.h; size, seed and pdb options do not apply), or with
+ * --scenario waits a schedule of context switches and ready threads
+ * (waits.h: --events counts its steps; --compact-cswitch writes compact
+ * CSwitch batches, --cswitch-version 2 or 5 the ordinary event's size).
+ * With --scenario memory it is a short scripted trace of what the memory
+ * views must get right (memscen.c: its own manifest lines, and --size,
+ * --events, --seed and --pdb do not apply; memory-lossy is the same
+ * trace with one chunk of its second heap snapshot lost).
+ * The same options give the same bytes, on any platform.
  *
  * --events n writes exactly n events (the trace header and the rundowns
  * included); --size bytes stops once the file has reached that size
@@ -80,6 +86,8 @@
 #include "platform.h"
 #include "programs.h"
 #include "scenario.h"
+#include "stackjoins.h"
+#include "waits.h"
 
 #define DEFAULT_EVENTS	100000
 #define DEFAULT_CPUS	4
@@ -100,11 +108,15 @@ enum long_only {
 	OPT_POINTER_SIZE,
 	OPT_COMPRESS,
 	OPT_CPUS,
-	OPT_PDB
+	OPT_PDB,
+	OPT_COMPACT_CSWITCH,
+	OPT_CSWITCH_VERSION
 };
 
 static const struct option long_options[] = {
+	{ "compact-cswitch", no_argument, NULL, OPT_COMPACT_CSWITCH },
 	{ "compress", no_argument, NULL, OPT_COMPRESS },
+	{ "cswitch-version", required_argument, NULL, OPT_CSWITCH_VERSION },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
@@ -123,8 +135,17 @@ struct pdb_option {
 	struct pdb	*pdb;
 };
 
+enum scenario_kind {
+	SCENARIO_RUSTC_BUILD,
+	SCENARIO_STACK_JOINS,
+	SCENARIO_WAITS
+};
+
 struct settings {
 	struct scenario_options	 scenario;
+	enum scenario_kind	 kind;
+	int			 compact_cswitch;
+	int			 cswitch_version;
 	int			 compress;
 	const char		*output;
 	struct pdb_option	 pdbs[IMAGE_COUNT];
@@ -135,8 +156,10 @@ struct settings {
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: etlsynth [--scenario rustc-build|memory|memory-lossy] "
-	    "[--size bytes | --events n] [--seed n]\n"
+	fprintf(fp, "usage: etlsynth [--scenario rustc-build | memory | memory-lossy |\n"
+	    "                stack-joins | waits]\n"
+	    "                [--size bytes | --events n] [--seed n]\n"
+	    "                [--compact-cswitch] [--cswitch-version 2|5]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...] -o file.etl\n");
 }
@@ -224,6 +247,18 @@ parse_options(int argc, char **argv, struct settings *set)
 		case OPT_COMPRESS:
 			set->compress = 1;
 			break;
+		case OPT_COMPACT_CSWITCH:
+			set->compact_cswitch = 1;
+			break;
+		case OPT_CSWITCH_VERSION:
+			set->cswitch_version = (int)number_option(
+			    "--cswitch-version %s: want 2 or 5", optarg, 0, 2,
+			    5);
+			if (set->cswitch_version != 2 &&
+			    set->cswitch_version != 5)
+				bad_usage("--cswitch-version %s: want 2 or 5",
+				    optarg);
+			break;
 		case OPT_CPUS:
 			set->scenario.ncpus = (int)number_option(
 			    "--cpus %s: want 1 to 64", optarg, 0, 1,
@@ -249,9 +284,14 @@ parse_options(int argc, char **argv, struct settings *set)
 				set->memory = 1;
 			else if (strcmp(optarg, "memory-lossy") == 0)
 				set->memory = set->scenario.lossy = 1;
+			else if (strcmp(optarg, "stack-joins") == 0)
+				set->kind = SCENARIO_STACK_JOINS;
+			else if (strcmp(optarg, "waits") == 0)
+				set->kind = SCENARIO_WAITS;
 			else if (strcmp(optarg, "rustc-build") != 0)
-				bad_usage("--scenario %s: want rustc-build or "
-				    "memory", optarg);
+				bad_usage("--scenario %s: want rustc-build, "
+				    "memory, memory-lossy, stack-joins or waits",
+				    optarg);
 			break;
 		case OPT_SEED:
 			set->scenario.seed = number_option(
@@ -397,6 +437,20 @@ free_pdbs(struct settings *set)
 		pdb_free(set->pdbs[i].pdb);
 }
 
+/* The waits scenario: --events counts its steps, --size about 72 bytes each. */
+static int
+run_waits(const struct settings *set, struct etl_writer *w, FILE *manifest)
+{
+	struct waits_options o = { .seed = set->scenario.seed,
+	    .pointer_size = set->scenario.pointer_size,
+	    .compact = set->compact_cswitch,
+	    .cswitch_version = set->cswitch_version ? set->cswitch_version : 2 };
+
+	o.steps = set->scenario.size_limit ? set->scenario.size_limit / 72 :
+	    set->scenario.event_limit;
+	return waits_run(&o, w, manifest);
+}
+
 static int
 generate(const struct settings *set, FILE *etl, FILE *manifest)
 {
@@ -405,12 +459,27 @@ generate(const struct settings *set, FILE *etl, FILE *manifest)
 	char options[4096];
 
 	describe(set, options, sizeof(options));
+	if (set->kind == SCENARIO_STACK_JOINS)
+		snprintf(options, sizeof(options), "--scenario stack-joins "
+		    "--pointer-size %d --cpus %d%s", set->scenario.pointer_size,
+		    set->scenario.ncpus, set->compress ? " --compress" : "");
+	if (set->kind == SCENARIO_WAITS)
+		snprintf(options, sizeof(options), "--scenario waits --events "
+		    "%" PRIu64 " --seed %" PRIu64 " --pointer-size %d%s%s "
+		    "--cswitch-version %d", set->scenario.event_limit,
+		    set->scenario.seed, set->scenario.pointer_size,
+		    set->compress ? " --compress" : "",
+		    set->compact_cswitch ? " --compact-cswitch" : "",
+		    set->cswitch_version ? set->cswitch_version : 2);
 	manifest_header(manifest, options, set->npdbs > 0);
 	scenario_trace_info(&set->scenario, &info);
 	info.compress = set->compress;
 	if (etlw_open(&w, etl, &info) == -1)
 		return fail(set->output, errno);
 	if ((set->memory ? memscen_run(&set->scenario, &w, manifest) :
+	    set->kind == SCENARIO_STACK_JOINS ?
+	    stackjoins_run(&w, manifest) : set->kind == SCENARIO_WAITS ?
+	    run_waits(set, &w, manifest) :
 	    scenario_run(&set->scenario, &w, manifest)) == -1) {
 		etlw_release(&w);
 		return fail(set->output, errno);

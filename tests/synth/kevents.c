@@ -189,11 +189,18 @@ void
 kev_stack(struct etl_writer *w, int cpu, uint64_t ts, uint32_t pid,
     uint32_t tid, const uint64_t *frames, int nframes)
 {
+	kev_stack_late(w, cpu, ts, ts, pid, tid, frames, nframes);
+}
+
+void
+kev_stack_late(struct etl_writer *w, int cpu, uint64_t ts, uint64_t event_ts,
+    uint32_t pid, uint32_t tid, const uint64_t *frames, int nframes)
+{
 	struct etlw_payload p;
 	int i;
 
 	payload_for(&p, w);
-	payload_u64(&p, ts);			/* EventTimeStamp */
+	payload_u64(&p, event_ts);		/* EventTimeStamp */
 	payload_u32(&p, pid);
 	payload_u32(&p, tid);
 	for (i = 0; i < nframes; i++)
@@ -333,6 +340,13 @@ void
 kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
     const struct kev_cswitch *c)
 {
+	kev_cswitch_version(w, cpu, ts, c, CSWITCH_VERSION);
+}
+
+void
+kev_cswitch_version(struct etl_writer *w, int cpu, uint64_t ts,
+    const struct kev_cswitch *c, unsigned version)
+{
 	struct etlw_payload p;
 
 	payload_for(&p, w);
@@ -348,7 +362,9 @@ kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
 	payload_u8(&p, c->old_ideal_processor);
 	payload_u32(&p, c->new_wait_time);
 	payload_u32(&p, 0);			/* Reserved */
-	etlw_perfinfo(w, cpu, HOOK_CSWITCH, CSWITCH_VERSION, ts, &p);
+	if (version >= 5)
+		payload_u32(&p, 0);		/* ExtraFlags, 3 zero bytes */
+	etlw_perfinfo(w, cpu, HOOK_CSWITCH, version, ts, &p);
 }
 
 void

@@ -130,6 +130,10 @@ void	kev_sample(struct etl_writer *w, int cpu, uint64_t ts, uint64_t ip,
 /* StackWalk Stack (5.6); frames innermost first. */
 void	kev_stack(struct etl_writer *w, int cpu, uint64_t ts, uint32_t pid,
 	    uint32_t tid, const uint64_t *frames, int nframes);
+/* The same, logged at `ts` for the event at `event_ts` (a later part). */
+void	kev_stack_late(struct etl_writer *w, int cpu, uint64_t ts,
+	    uint64_t event_ts, uint32_t pid, uint32_t tid,
+	    const uint64_t *frames, int nframes);
 /* StackKeyKernel or StackKeyUser: a reference to a cached stack. */
 void	kev_stack_key(struct etl_writer *w, int cpu, unsigned hook,
 	    uint64_t ts, uint32_t pid, uint32_t tid, uint64_t key);
@@ -161,6 +165,9 @@ void	kev_heap_destroy(struct etl_writer *w, int cpu, uint32_t pid,
 /* CSwitch, version 4, 24 bytes (5.3). */
 void	kev_cswitch(struct etl_writer *w, int cpu, uint64_t ts,
 	    const struct kev_cswitch *c);
+/* CSwitch of `version`: 24 bytes, 28 from version 5 (etl-events-2 3.1). */
+void	kev_cswitch_version(struct etl_writer *w, int cpu, uint64_t ts,
+	    const struct kev_cswitch *c, unsigned version);
 /* ReadyThread, version 2 (5.3). */
 void	kev_ready_thread(struct etl_writer *w, int cpu, uint64_t ts,
 	    uint32_t tid, int adjust_reason, int adjust_increment,

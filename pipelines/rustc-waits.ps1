@@ -1,0 +1,86 @@
+<#
+.SYNOPSIS
+rustc-waits.ps1 - why the threads of a build were not running: from a
+trace with context switches (CSwitch, ReadyThread), per thread the time
+it ran, was ready and waited; where threads blocked and who readied
+them; and an off-CPU flame graph weighted by nanoseconds.  The twin of
+rustc-waits.sh.
+
+.DESCRIPTION
+Writes, for trace NAME.etl, into -OutDir (default: the current directory):
+  NAME.waits-threads.csv    running, ready, waiting ns per thread
+  NAME.waits-processes.csv  the same per process
+  NAME.waits-stacks.csv     blocked time by where threads blocked
+  NAME.waits-reasons.csv    blocked time by wait reason
+  NAME.waits.folded         the blocked stacks, folded, by ns
+  NAME.waits.svg            the off-CPU flame graph
+-All takes every process of the trace, not only those of the build.  The
+tools are taken from PATH, or from the bin folder beside this script.
+Needs PowerShell 7.4 or later; the tools read and write files, so no
+bytes go through PowerShell's pipes.
+
+.EXAMPLE
+./rustc-waits.ps1 build.etl -OutDir report
+#>
+param(
+	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
+	[string] $OutDir = '.',
+	[switch] $All
+)
+
+$me = 'rustc-waits.ps1'
+$env:PATH = $env:PATH + [IO.Path]::PathSeparator +
+    (Join-Path $PSScriptRoot '..' 'bin')
+
+function Fail([string] $Message) {
+	[Console]::Error.WriteLine("${me}: $Message")
+	exit 1
+}
+
+# Runs a tool and stops the script if it fails.
+function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
+	& $Tool @Arguments
+	if ($LASTEXITCODE -ne 0) {
+		Fail "$Tool failed (exit status $LASTEXITCODE)"
+	}
+}
+
+if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
+	Fail "${Trace}: no such file"
+}
+New-Item -ItemType Directory -Force -Path $OutDir | Out-Null
+$name = [IO.Path]::GetFileNameWithoutExtension($Trace)
+$tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
+New-Item -ItemType Directory -Path $tmp | Out-Null
+try {
+	$stream = Join-Path $tmp 'trace.zst'
+	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	if (-not $All) {
+		$build = Join-Path $tmp 'build.zst'
+		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		$stream = $build
+	}
+	$base = Join-Path $OutDir $name
+	$views = [ordered]@{ threads = @('threads', '--by', 'thread');
+	    processes = @('threads', '--by', 'process');
+	    stacks = @('waits', '--by', 'stack');
+	    reasons = @('waits', '--by', 'reason') }
+	foreach ($file in $views.Keys) {
+		$table = Join-Path $tmp "$file.zst"
+		Invoke-Tool etlagg (@('-o', $table) + $views[$file] + @($stream))
+		Invoke-Tool etlreport @('-f', 'csv', '-o',
+		    "$base.waits-$file.csv", $table)
+	}
+	$stacks = Join-Path $tmp 'stacks.zst'
+	Invoke-Tool etlreport @('-f', 'folded', '-o', "$base.waits.folded",
+	    $stacks)
+	Invoke-Tool etlreport @('-f', 'svg', '--title',
+	    "Blocked time of $name by stack", '-o', "$base.waits.svg", $stacks)
+	foreach ($f in 'waits-threads.csv', 'waits-processes.csv',
+	    'waits-stacks.csv', 'waits-reasons.csv', 'waits.folded',
+	    'waits.svg') {
+		"$base.$f"
+	}
+} finally {
+	Remove-Item -Recurse -Force -LiteralPath $tmp
+}
