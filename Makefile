@@ -68,7 +68,7 @@ bin/%: tools/%.c build/libetl.a
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetl.a $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/harness.h build/libetl.a
+build/tests/%: tests/unit/%.c tests/unit/harness.h tests/fuzz/craft.h build/libetl.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetl.a $(LDLIBS)

@@ -36,6 +36,20 @@
 #define INTEGER_MARK	0xfffffffffffeULL
 #define MAX_DEPTH	512	/* nested string references */
 #define MAX_REFS	(1u << 20)	/* references expanded for one string */
+/*
+ * What all the string resolutions of a file may do together: follow
+ * REFS_FIXED references plus REFS_RATIO a byte of the file, and produce
+ * TEXT_FIXED bytes plus TEXT_RATIO a byte.  Without it, a small string
+ * table whose references fan out (each string naming the next one many
+ * times) cost a million steps an event: a minute for a 65 KB file.  Real
+ * profiles use a few references an event; their text is what their
+ * events print.
+ */
+#define REFS_FIXED	(4u << 20)
+#define REFS_RATIO	16u
+#define TEXT_FIXED	(64u << 20)
+#define TEXT_RATIO	64u
+#define KINDS_MAX	1024	/* kind strings remembered; rustc has ~10 */
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
 #define MEMO_SLOTS	4096	/* event id strings remembered */
 #define MEMO_TEXT_MAX	1024	/* the longest one remembered */
@@ -98,7 +112,11 @@ struct mmprof_reader {
 
 	struct kind *kinds;
 	size_t nkinds, kindcap;
+	struct idmap kind_index;	/* kind string id -> index in kinds */
 	struct buf kind_text;
+	struct buf kind_scratch;	/* a kind beyond KINDS_MAX */
+	uint64_t refs_budget, text_budget;	/* left for the whole file */
+	int budget_told;	/* the budget's exhaustion was reported */
 
 	struct buf text;	/* the current event's id string */
 	struct memo *memo;	/* MEMO_SLOTS of them */
@@ -153,7 +171,9 @@ mmprof_reader_free(struct mmprof_reader *r)
 	free(r->sdata);
 	idmap_release(&r->index);
 	free(r->kinds);
+	idmap_release(&r->kind_index);
 	buf_release(&r->kind_text);
+	buf_release(&r->kind_scratch);
 	for (i = 0; r->memo != NULL && i < MEMO_SLOTS; i++)
 		free(r->memo[i].text);
 	free(r->memo);
@@ -412,7 +432,7 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 		return;
 	}
 	while (addr < end && out->len < MMPROF_STRING_MAX) {
-		size_t lit = addr;
+		size_t lit = addr, room = MMPROF_STRING_MAX - out->len;
 
 		if (s[addr] == STR_TERMINATOR)
 			return;
@@ -423,6 +443,13 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 			r->refs_left--;
 			resolve(r, load_id(r, s + addr + 1), out, depth + 1);
 			addr += 1 + r->id_size;
+			continue;
+		}
+		/* Look no further than the text can grow: time stays linear. */
+		if (end - addr > room) {
+			lit = literal_end(s, addr, addr + room);
+			buf_put(out, s + addr, lit - addr);
+			addr = lit;
 			continue;
 		}
 		if ((lit = literal_end(s, addr, end)) == end)
@@ -436,13 +463,39 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 	put_text(out, INVALID_TEXT);
 }
 
-/* Resolves `id` into out from scratch; NUL-terminates it. */
+/*
+ * Resolves `id` into out from scratch; NUL-terminates it.  Once the
+ * file's budget is spent, strings read "<invalid>" and are counted.
+ */
 static void
 resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
 {
+	uint32_t refs;
+
 	out->len = 0;
-	r->refs_left = MAX_REFS;
-	resolve(r, id, out, 0);
+	if (r->refs_budget == 0 || r->text_budget == 0) {
+		r->counts.budget_strings++;
+		put_text(out, INVALID_TEXT);
+	} else {
+		refs = r->refs_budget < MAX_REFS ? (uint32_t)r->refs_budget :
+		    MAX_REFS;
+		r->refs_left = refs;
+		resolve(r, id, out, 0);
+		r->refs_budget -= refs - r->refs_left;
+		r->text_budget -= out->len < r->text_budget ? out->len :
+		    r->text_budget;
+	}
+	if ((r->refs_budget == 0 || r->text_budget == 0) && !r->budget_told) {
+		set_error(r, NO_OFFSET, "string references of the file expand "
+		    "beyond %llu steps or %llu bytes (%u and %u a byte of "
+		    "the file, plus a fixed amount): later strings read "
+		    "<invalid>", (unsigned long long)(REFS_FIXED +
+		    (uint64_t)REFS_RATIO * r->len), (unsigned long long)
+		    (TEXT_FIXED + (uint64_t)TEXT_RATIO * r->len), REFS_RATIO,
+		    TEXT_RATIO);
+		hold_problem(r);
+		r->budget_told = 1;
+	}
 	if (out->len >= MMPROF_STRING_MAX) {
 		r->counts.cut_strings++;
 		out->len = MMPROF_STRING_MAX;
@@ -451,20 +504,29 @@ resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
 	out->len--;
 }
 
-/* The text of an event kind, resolved once per kind string id. */
+/*
+ * The text of an event kind, resolved once per kind string id and kept
+ * for the first KINDS_MAX short ones, afresh for any other.
+ */
 static int
 kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 {
+	struct buf *tmp = &r->kind_scratch;
 	struct kind *k;
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < r->nkinds && r->kinds[i].id != id; i++)
-		continue;
-	if (i < r->nkinds) {
+	if (idmap_get(&r->kind_index, id, &i)) {
 		t->ptr = (const char *)r->kind_text.data + r->kinds[i].off;
 		t->len = r->kinds[i].len;
 		return 0;
 	}
+	resolve_fresh(r, id, tmp);
+	if (tmp->oom)
+		return -1;
+	t->ptr = (const char *)tmp->data;
+	t->len = tmp->len;
+	if (r->nkinds == KINDS_MAX || tmp->len > MEMO_TEXT_MAX)
+		return 0;
 	if (r->nkinds == r->kindcap) {
 		size_t cap = r->kindcap ? r->kindcap * 2 : 16;
 
@@ -473,13 +535,14 @@ kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 		r->kinds = k;
 		r->kindcap = cap;
 	}
-	resolve_fresh(r, id, &r->text);
+	if (idmap_put(&r->kind_index, id, (uint32_t)r->nkinds) != 0)
+		return -1;
 	k = &r->kinds[r->nkinds++];
 	k->id = id;
 	k->off = r->kind_text.len;
-	k->len = r->text.len;
-	buf_put(&r->kind_text, r->text.data, r->text.len);
-	if (r->kind_text.oom || r->text.oom)
+	k->len = tmp->len;
+	buf_put(&r->kind_text, tmp->data, tmp->len);
+	if (r->kind_text.oom)
 		return -1;
 	t->ptr = (const char *)r->kind_text.data + k->off;
 	t->len = k->len;
@@ -681,6 +744,8 @@ mmprof_reader_open_mem(struct mmprof_reader *r, const unsigned char *data,
 	r->data = data;
 	r->len = len;
 	r->counts.bytes = len;
+	r->refs_budget = REFS_FIXED + (uint64_t)REFS_RATIO * len;
+	r->text_budget = TEXT_FIXED + (uint64_t)TEXT_RATIO * len;
 	if (!mmprof_probe(data, len))
 		return fatal(r, 0, "not a rustc self-profile (.mm_profdata)");
 	r->version = le32(data + 4);

@@ -12,14 +12,14 @@
 
 #include <zstd.h>
 
+#include "../fuzz/craft.h"
 #include "buf.h"
 #include "harness.h"
 #include "in_etl.h"
 #include "in_mmprof.h"
+#include "mmprof_decode.h"
 #include "lzxpress.h"
 #include "stream.h"
-
-#define BUF_HEADER_LEN	0x48
 
 static double
 seconds(void)
@@ -30,29 +30,18 @@ seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void
-put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = (v >> 8) & 0xff;
-	p[2] = (v >> 16) & 0xff;
-	p[3] = v >> 24;
-}
-
 /* The first buffer of testdata/sample.etl: the trace header alone. */
 static unsigned char *
-header_buffer(struct buf *b)
+header_buffer(void)
 {
 	size_t len;
 	unsigned char *etl = harness_slurp("testdata/sample.etl", &len);
 
-	if (etl == NULL || len < 512) {
+	if (etl != NULL && len < CRAFT_HDR_LEN) {
 		free(etl);
 		return NULL;
 	}
-	buf_put(b, etl, 512);
-	free(etl);
-	return b->data;
+	return etl;
 }
 
 /* Reads every event; returns how many, and the reader's counts. */
@@ -77,82 +66,187 @@ read_etl(const unsigned char *data, size_t len, struct etl_counts *counts)
 	return n;
 }
 
-/*
- * The last buffer, uncompressed, cut short by the end of the file, with
- * a fill size below its 0x48-byte header: `filled - header` wrapped and
- * the event walk went on through the address space.
- */
 static void
 test_etl_truncated_fill(void)
 {
+	unsigned char *hdr = header_buffer();
 	struct buf b = { 0 };
-	unsigned char *p;
 	struct etl_counts c;
 	uint32_t fill;
 
-	for (fill = 0; fill < BUF_HEADER_LEN; fill += 0x20) {
+	if (hdr == NULL)
+		SKIP("testdata/sample.etl absent");
+	for (fill = 0; fill < CRAFT_BUF_HDR; fill += 0x20) {
 		b.len = 0;
-		if (header_buffer(&b) == NULL)
-			SKIP("testdata/sample.etl absent");
-		REQUIRE((p = buf_reserve(&b, 0x100)) != NULL);
-		memset(p, 0, 0x100);
-		put32(p, 0x10000);		/* BufferSize: past the end */
-		put32(p + 4, fill);
-		put32(p + 0x30, fill);
-		/* A WNODE block claiming 2 GiB, then the end of the file. */
-		put32(p + BUF_HEADER_LEN, 0x7fffff00);
-		b.len += 0x100;
+		REQUIRE(craft_etl_truncated_fill(&b, hdr, fill) == 0);
 		CHECK(read_etl(b.data, b.len, &c) >= 0);
 		CHECK(c.bad_buffers >= 1);
 	}
 	buf_release(&b);
+	free(hdr);
 }
 
-/*
- * A compressed buffer of a few dozen bytes claiming 64 MiB of events:
- * with sixteen sharing one start time the merge held 1 GiB and spent
- * seconds decompressing.
- */
 static void
 test_etl_compressed_claims(void)
 {
-	const size_t area = (64u << 20) - BUF_HEADER_LEN;
-	unsigned char *events = calloc(1, area), *z, *p;
-	size_t zcap = lzxpress_bound(area);
+	unsigned char *hdr = header_buffer();
 	struct buf b = { 0 };
 	struct etl_counts c;
-	long zlen;
 	double t0;
-	int i;
 
-	REQUIRE(events != NULL && (z = malloc(zcap)) != NULL);
-	if (header_buffer(&b) == NULL)
+	if (hdr == NULL)
 		SKIP("testdata/sample.etl absent");
-	/* One PERFINFO event at time 1000, then the end marker. */
-	put32(events, 0xc0110000);
-	events[4] = 0x10;
-	put32(events + 8, 1000);
-	put32(events + 16, 0xffffffff);
-	REQUIRE((zlen = lzxpress_compress(events, area, z, zcap)) > 0);
-	REQUIRE(zlen < 4096);
-	for (i = 0; i < 16; i++) {
-		REQUIRE((p = buf_reserve(&b, BUF_HEADER_LEN + zlen)) != NULL);
-		memset(p, 0, BUF_HEADER_LEN);
-		put32(p, BUF_HEADER_LEN + (uint32_t)zlen);
-		put32(p + 4, 64u << 20);
-		put32(p + 0x30, 64u << 20);
-		p[0x34] = 0x40;			/* compressed */
-		p[0x28] = (unsigned char)i;	/* processor */
-		memcpy(p + BUF_HEADER_LEN, z, (size_t)zlen);
-		b.len += BUF_HEADER_LEN + zlen;
-	}
+	REQUIRE(craft_etl_compressed_claims(&b, hdr, 16) == 0);
+	CHECK(b.len < 4096);
 	t0 = seconds();
 	CHECK(read_etl(b.data, b.len, &c) >= 0);
 	CHECK_EQ_INT(c.bad_buffers, 16);
 	CHECK(seconds() - t0 < 1.0);
 	buf_release(&b);
-	free(events);
-	free(z);
+	free(hdr);
+}
+
+/* Reads a stream to its end; the last status, and the message. */
+static enum stream_status
+read_stream(const struct buf *b, char *msg, size_t cap)
+{
+	struct stream_reader *r = stream_reader_new(STREAM_KEEP_STACKS);
+	struct stream_record rec;
+	enum stream_status st;
+
+	if (r == NULL)
+		return STREAM_ERROR;
+	stream_reader_open_mem(r, b->data, b->len, "x.st");
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+		continue;
+	snprintf(msg, cap, "%s", stream_reader_error(r));
+	stream_reader_free(r);
+	return st;
+}
+
+/* Process id 4294967280 asked for a table of 32 GiB. */
+static void
+test_stream_big_id(void)
+{
+	struct buf b = { 0 };
+	char msg[512];
+
+	REQUIRE(craft_stream_big_id(&b) == 0);
+	CHECK(b.len < 100);
+	CHECK_EQ_INT(read_stream(&b, msg, sizeof(msg)), STREAM_ERROR);
+	CHECK(strstr(msg, "x.st: definition id 4294967280 would need a table")
+	    == msg);
+	CHECK(strstr(msg, "(offset 0x0)") != NULL);
+	buf_release(&b);
+}
+
+/* Definitions kept until the next HEADER: 40 MB from a few KB. */
+static void
+test_stream_many_defs(void)
+{
+	struct buf b = { 0 };
+	char msg[512];
+
+	REQUIRE(craft_stream_many_defs(&b, 400000) == 0);
+	CHECK(b.len < 64 * 1024);
+	CHECK_EQ_INT(read_stream(&b, msg, sizeof(msg)), STREAM_ERROR);
+	CHECK(strstr(msg, "definitions over the limit of 16 MiB") != NULL);
+	buf_release(&b);
+}
+
+/* The n-th string has id n and a text of its own (etl-stream.5). */
+static void
+test_stream_string_ids(void)
+{
+	static const uint32_t ids[] = { 2 }, dup_ids[] = { 1, 2 };
+	static const char *const texts[] = { "a", "a" };
+	struct buf b = { 0 };
+	char msg[512];
+
+	REQUIRE(craft_stream_strings(&b, ids, texts, 1) == 0);
+	CHECK_EQ_INT(read_stream(&b, msg, sizeof(msg)), STREAM_ERROR);
+	CHECK_EQ_STR(msg, "x.st: string id 2 out of order (expected 1) "
+	    "(offset 0x0)");
+	b.len = 0;
+	REQUIRE(craft_stream_strings(&b, dup_ids, texts, 2) == 0);
+	CHECK_EQ_INT(read_stream(&b, msg, sizeof(msg)), STREAM_ERROR);
+	CHECK_EQ_STR(msg, "x.st: string id 2 repeats the text of an earlier "
+	    "string (id 1) (offset 0x0)");
+	buf_release(&b);
+}
+
+/* Reads a profile to its end into counts; returns the events. */
+static long
+read_profile(const struct buf *b, struct mmprof_counts *c)
+{
+	struct mmprof_reader *r = mmprof_reader_new();
+	struct mmprof_event ev;
+	enum mmprof_status st;
+	long n = 0;
+
+	if (r == NULL || mmprof_reader_open_mem(r, b->data, b->len) !=
+	    MMPROF_OK) {
+		mmprof_reader_free(r);
+		return -1;
+	}
+	while ((st = mmprof_reader_next(r, &ev)) != MMPROF_EOF &&
+	    st != MMPROF_FATAL)
+		n += st == MMPROF_OK;
+	*c = *mmprof_reader_counts(r);
+	mmprof_reader_free(r);
+	return n;
+}
+
+static void
+warn_nothing(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/*
+ * An empty kind string: the class key was built by appending zero bytes
+ * to a buffer never allocated (an offset from NULL, which UBSan reports
+ * under make check-asan).
+ */
+static void
+test_mmprof_empty_kind(void)
+{
+	struct buf b = { 0 };
+	struct mapped_file m = { 0 };
+	struct mmprof_counts c;
+	FILE *fp = tmpfile();
+	struct stream_writer *w;
+
+	REQUIRE(fp != NULL && (w = stream_writer_new(fp, 1)) != NULL);
+	REQUIRE(craft_mmprof_empty_kind(&b) == 0);
+	CHECK_EQ_INT(read_profile(&b, &c), 1);
+	m.data = b.data;
+	m.len = b.len;
+	CHECK(mmprof_cat(w, "test", "x.mm_profdata", &m, 1, warn_nothing) >= 0);
+	CHECK(stream_writer_close(w) == 0);
+	fclose(fp);
+	buf_release(&b);
+}
+
+/*
+ * References fanning out a million ways under every event: a minute for
+ * 2000 events.  The file's budget bounds the work; what is left out is
+ * counted.
+ */
+static void
+test_mmprof_deep_refs(void)
+{
+	struct buf b = { 0 };
+	struct mmprof_counts c;
+	double t0;
+
+	REQUIRE(craft_mmprof_deep_refs(&b, 2000) == 0);
+	CHECK(b.len < 128 * 1024);
+	t0 = seconds();
+	CHECK_EQ_INT(read_profile(&b, &c), 2000);
+	CHECK(seconds() - t0 < 2.0);
+	CHECK(c.budget_strings > 1900);
+	buf_release(&b);
 }
 
 int
@@ -160,5 +254,10 @@ main(void)
 {
 	RUN(test_etl_truncated_fill);
 	RUN(test_etl_compressed_claims);
+	RUN(test_stream_big_id);
+	RUN(test_stream_many_defs);
+	RUN(test_stream_string_ids);
+	RUN(test_mmprof_empty_kind);
+	RUN(test_mmprof_deep_refs);
 	HARNESS_EXIT();
 }

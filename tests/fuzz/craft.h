@@ -1,0 +1,297 @@
+/*
+ * craft.h - hostile inputs, each built to break one limit of a reader:
+ * sizes that lie, ids that jump, references that fan out.  Used by the
+ * unit tests (tests/unit/test_hostile.c) and by build/craft, which
+ * writes them as files for tests/cli/limits.sh and the fuzz seeds.
+ *
+ * Each function appends the input to `out`; the .etl ones start from
+ * `hdr`, a first buffer holding a trace header (512 bytes of
+ * testdata/sample.etl).  Returns 0, or -1 if out of memory.
+ */
+#ifndef CRAFT_H
+#define CRAFT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "buf.h"
+#include "lzxpress.h"
+#include "stream.h"
+
+#define CRAFT_HDR_LEN	512	/* the header buffer of sample.etl */
+#define CRAFT_BUF_HDR	0x48	/* an ETW buffer header */
+
+static inline void
+craft_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
+}
+
+/*
+ * The last buffer, uncompressed and cut short by the end of the file,
+ * with a fill size of `fill` (below its 0x48-byte header) and a WNODE
+ * block claiming 2 GiB: `filled - header` wrapped and the event walk
+ * went on through the address space.
+ */
+static inline int
+craft_etl_truncated_fill(struct buf *out, const unsigned char *hdr,
+    uint32_t fill)
+{
+	unsigned char *p;
+
+	buf_put(out, hdr, CRAFT_HDR_LEN);
+	if ((p = buf_reserve(out, 0x100)) == NULL)
+		return -1;
+	memset(p, 0, 0x100);
+	craft_le32(p, 0x10000);			/* BufferSize: past the end */
+	craft_le32(p + 4, fill);
+	craft_le32(p + 0x30, fill);
+	craft_le32(p + CRAFT_BUF_HDR, 0x7fffff00);
+	out->len += 0x100;
+	return 0;
+}
+
+/*
+ * `n` compressed buffers of a few dozen bytes each claiming 64 MiB of
+ * events, all starting at one time: the merge held n times 64 MiB and
+ * spent a quarter second on each.
+ */
+static inline int
+craft_etl_compressed_claims(struct buf *out, const unsigned char *hdr, int n)
+{
+	const size_t area = (64u << 20) - CRAFT_BUF_HDR;
+	size_t zcap = lzxpress_bound(area);
+	unsigned char *events = calloc(1, area), *z = malloc(zcap), *p;
+	long zlen = -1;
+	int i;
+
+	if (events == NULL || z == NULL)
+		goto done;
+	/* One PERFINFO event at time 1000, then the end marker. */
+	craft_le32(events, 0xc0110000);
+	events[4] = 0x10;
+	craft_le32(events + 8, 1000);
+	craft_le32(events + 16, 0xffffffff);
+	if ((zlen = lzxpress_compress(events, area, z, zcap)) < 0)
+		goto done;
+	buf_put(out, hdr, CRAFT_HDR_LEN);
+	for (i = 0; i < n; i++) {
+		if ((p = buf_reserve(out, CRAFT_BUF_HDR + zlen)) == NULL) {
+			zlen = -1;
+			goto done;
+		}
+		memset(p, 0, CRAFT_BUF_HDR);
+		craft_le32(p, CRAFT_BUF_HDR + (uint32_t)zlen);
+		craft_le32(p + 4, 64u << 20);
+		craft_le32(p + 0x30, 64u << 20);
+		p[0x34] = 0x40;			/* compressed */
+		p[0x28] = (unsigned char)i;	/* processor */
+		memcpy(p + CRAFT_BUF_HDR, z, (size_t)zlen);
+		out->len += CRAFT_BUF_HDR + zlen;
+	}
+done:
+	free(events);
+	free(z);
+	return zlen < 0 || out->oom ? -1 : 0;
+}
+
+/* A stream writer into memory: what it wrote is appended to `out`. */
+static inline int
+craft_stream_finish(struct buf *out, FILE *fp, struct stream_writer *w)
+{
+	long n;
+	unsigned char *p;
+
+	if (stream_writer_close(w) != 0 || (n = ftell(fp)) < 0)
+		return -1;
+	rewind(fp);
+	if ((p = buf_reserve(out, (size_t)n)) == NULL ||
+	    fread(p, 1, (size_t)n, fp) != (size_t)n)
+		return -1;
+	out->len += (size_t)n;
+	return fclose(fp);
+}
+
+/* A stream of a few dozen bytes defining process 4294967280. */
+static inline int
+craft_stream_big_id(struct buf *out)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w = fp ? stream_writer_new(fp, 19) : NULL;
+	struct stream_process p = { .id = 0xfffffff0u, .pid = 4 };
+
+	if (w == NULL || stream_write_header(w, "craft") != 0 ||
+	    stream_write_process(w, &p) != 0)
+		return -1;
+	return craft_stream_finish(out, fp, w);
+}
+
+/*
+ * One section of `n` definitions of one process, each kept until the
+ * next HEADER: a few kilobytes compressed, `n` times 100 bytes held.
+ */
+static inline int
+craft_stream_many_defs(struct buf *out, long n)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w = fp ? stream_writer_new(fp, 19) : NULL;
+	struct stream_process p = { .id = 1, .pid = 4, .name = "a" };
+	long i;
+
+	if (w == NULL || stream_write_header(w, "craft") != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (stream_write_process(w, &p) != 0)
+			return -1;
+	return craft_stream_finish(out, fp, w);
+}
+
+/* Appends one record of `type` with `body` to a frame being built. */
+static inline void
+craft_record(struct buf *frame, unsigned type, const void *body, size_t len)
+{
+	buf_put_u32(frame, (uint32_t)(type | len << 8));
+	buf_put(frame, body, len);
+}
+
+/* A HEADER, then STRING records with the ids and texts given. */
+static inline int
+craft_stream_strings(struct buf *out, const uint32_t *ids,
+    const char *const *texts, int n)
+{
+	struct buf frame = { 0 }, body = { 0 };
+	size_t bound;
+	unsigned char *p;
+	int i;
+
+	buf_put(&body, STREAM_MAGIC, sizeof(STREAM_MAGIC));
+	buf_put_u16(&body, STREAM_VERSION_MAJOR);
+	buf_put_u16(&body, STREAM_VERSION_MINOR);
+	buf_put_str(&body, "craft");
+	craft_record(&frame, REC_HEADER, body.data, body.len);
+	for (i = 0; i < n; i++) {
+		body.len = 0;
+		buf_put_var(&body, ids[i]);
+		buf_put_str(&body, texts[i]);
+		craft_record(&frame, REC_STRING, body.data, body.len);
+	}
+	bound = ZSTD_compressBound(frame.len);
+	if (frame.oom || body.oom || (p = buf_reserve(out, bound)) == NULL)
+		return -1;
+	bound = ZSTD_compress(p, bound, frame.data, frame.len, 1);
+	buf_release(&frame);
+	buf_release(&body);
+	if (ZSTD_isError(bound))
+		return -1;
+	out->len += bound;
+	return 0;
+}
+
+/* ---- rustc self-profiles (format 9) ---- */
+
+#define CRAFT_CONCRETE	100000003ULL
+
+struct craft_profile {
+	struct buf data, events;
+};
+
+static inline void
+craft_profile_init(struct craft_profile *pf)
+{
+	memset(pf, 0, sizeof(*pf));
+	buf_put(&pf->data, "MMSD\x09\0\0\0", 8);
+	buf_put(&pf->events, "MMES\x09\0\0\0", 8);
+}
+
+/* A string of `nrefs` references to `ref` (none if 0) and text `s`. */
+static inline uint64_t
+craft_profile_string(struct craft_profile *pf, const char *s, uint64_t ref,
+    int nrefs)
+{
+	uint64_t id = pf->data.len + CRAFT_CONCRETE;
+	int i;
+
+	for (i = 0; i < nrefs; i++) {
+		buf_put_u8(&pf->data, 0xfe);
+		buf_put_u64(&pf->data, ref);
+	}
+	buf_put(&pf->data, s, strlen(s));
+	buf_put_u8(&pf->data, 0xff);
+	return id;
+}
+
+static inline void
+craft_profile_interval(struct craft_profile *pf, uint64_t kind, uint64_t id,
+    uint32_t start, uint32_t end)
+{
+	buf_put_u64(&pf->events, kind);
+	buf_put_u64(&pf->events, id);
+	buf_put_u32(&pf->events, 1);		/* thread */
+	buf_put_u32(&pf->events, start);
+	buf_put_u32(&pf->events, end);
+	buf_put_u32(&pf->events, 0);
+}
+
+/* The file: header, then the two streams as one page each. */
+static inline int
+craft_profile_file(struct craft_profile *pf, struct buf *out)
+{
+	buf_put(out, "MMPD\x09\0\0\0", 8);
+	buf_put_u8(out, 0);
+	buf_put_u32(out, (uint32_t)pf->events.len);
+	buf_put(out, pf->events.data, pf->events.len);
+	buf_put_u8(out, 1);
+	buf_put_u32(out, (uint32_t)pf->data.len);
+	buf_put(out, pf->data.data, pf->data.len);
+	buf_put_u8(out, 2);
+	buf_put_u32(out, 8);
+	buf_put(out, "MMSI\x09\0\0\0", 8);
+	buf_release(&pf->data);
+	buf_release(&pf->events);
+	return out->oom ? -1 : 0;
+}
+
+/* An event whose kind string is empty. */
+static inline int
+craft_mmprof_empty_kind(struct buf *out)
+{
+	struct craft_profile pf;
+	uint64_t kind, label;
+
+	craft_profile_init(&pf);
+	kind = craft_profile_string(&pf, "", 0, 0);
+	label = craft_profile_string(&pf, "typeck", 0, 0);
+	craft_profile_interval(&pf, kind, label, 10, 20);
+	return craft_profile_file(&pf, out);
+}
+
+/*
+ * A string table whose references fan out 16 ways, 5 levels deep, and
+ * `n` events each naming a string of its own that refers to the top:
+ * every event expanded a million references afresh.
+ */
+static inline int
+craft_mmprof_deep_refs(struct buf *out, int n)
+{
+	struct craft_profile pf;
+	uint64_t kind, s;
+	int i;
+
+	craft_profile_init(&pf);
+	kind = craft_profile_string(&pf, "Query", 0, 0);
+	s = craft_profile_string(&pf, "", 0, 0);
+	for (i = 0; i < 5; i++)
+		s = craft_profile_string(&pf, "", s, 16);
+	for (i = 0; i < n; i++)
+		craft_profile_interval(&pf, kind,
+		    craft_profile_string(&pf, "q", s, 1), i, i + 1);
+	return craft_profile_file(&pf, out);
+}
+
+#endif
