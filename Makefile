@@ -127,11 +127,15 @@ build/fuzz/obj/%.o: lib/%.c lib/*.h
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(MOREFLAGS) $(FUZZ_FLAGS) \
 	    -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+build/fuzz/libetl.a: $(FUZZ_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h build/fuzz/libetl.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(MOREFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer \
-	    -Itests/fuzz $(LDFLAGS) -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
+	    -Itests/fuzz $(LDFLAGS) -o $@ $< build/fuzz/libetl.a $(LDLIBS)
 
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/bin/%) $(FUZZ_TARGETS:%=build/fuzz/seeds/%.stamp)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -45,9 +45,9 @@
  * profiles use a few references an event; their text is what their
  * events print.
  */
-#define REFS_FIXED	(4u << 20)
+#define REFS_FIXED	(1u << 20)
 #define REFS_RATIO	16u
-#define TEXT_FIXED	(64u << 20)
+#define TEXT_FIXED	(16u << 20)
 #define TEXT_RATIO	64u
 #define KINDS_MAX	1024	/* kind strings remembered; rustc has ~10 */
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */

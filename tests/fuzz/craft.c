@@ -59,6 +59,7 @@ main(int argc, char *argv[])
 	save(dir, "string-repeat.st", &b,
 	    craft_stream_strings(&b, dup_ids, texts, 2));
 	save(dir, "empty-kind.mm_profdata", &b, craft_mmprof_empty_kind(&b));
+	save(dir, "small.mm_profdata", &b, craft_mmprof_small(&b));
 	save(dir, "deep-refs.mm_profdata", &b,
 	    craft_mmprof_deep_refs(&b, 2000));
 	buf_release(&b);

@@ -198,7 +198,7 @@ craft_stream_strings(struct buf *out, const uint32_t *ids,
 #define CRAFT_CONCRETE	100000003ULL
 
 struct craft_profile {
-	struct buf data, events;
+	struct buf data, events, index;
 };
 
 static inline void
@@ -207,9 +207,10 @@ craft_profile_init(struct craft_profile *pf)
 	memset(pf, 0, sizeof(*pf));
 	buf_put(&pf->data, "MMSD\x09\0\0\0", 8);
 	buf_put(&pf->events, "MMES\x09\0\0\0", 8);
+	buf_put(&pf->index, "MMSI\x09\0\0\0", 8);
 }
 
-/* A string of `nrefs` references to `ref` (none if 0) and text `s`. */
+/* A string of text `s`, then `nrefs` references to `ref`. */
 static inline uint64_t
 craft_profile_string(struct craft_profile *pf, const char *s, uint64_t ref,
     int nrefs)
@@ -217,11 +218,11 @@ craft_profile_string(struct craft_profile *pf, const char *s, uint64_t ref,
 	uint64_t id = pf->data.len + CRAFT_CONCRETE;
 	int i;
 
+	buf_put(&pf->data, s, strlen(s));
 	for (i = 0; i < nrefs; i++) {
 		buf_put_u8(&pf->data, 0xfe);
 		buf_put_u64(&pf->data, ref);
 	}
-	buf_put(&pf->data, s, strlen(s));
 	buf_put_u8(&pf->data, 0xff);
 	return id;
 }
@@ -250,11 +251,51 @@ craft_profile_file(struct craft_profile *pf, struct buf *out)
 	buf_put_u32(out, (uint32_t)pf->data.len);
 	buf_put(out, pf->data.data, pf->data.len);
 	buf_put_u8(out, 2);
-	buf_put_u32(out, 8);
-	buf_put(out, "MMSI\x09\0\0\0", 8);
+	buf_put_u32(out, (uint32_t)pf->index.len);
+	buf_put(out, pf->index.data, pf->index.len);
 	buf_release(&pf->data);
 	buf_release(&pf->events);
+	buf_release(&pf->index);
 	return out->oom ? -1 : 0;
+}
+
+/*
+ * A small, valid profile: metadata, kinds, a label with arguments built
+ * from references, intervals, an instant and an integer event (a seed
+ * that mutates faster than a real profile).
+ */
+static inline int
+craft_mmprof_small(struct buf *out)
+{
+	static const char json[] = "{ \"start_time\": 1795245443326890017, "
+	    "\"process_id\": 7, \"cmd\": \"rustc --crate-name x x.rs \", "
+	    "\"counter\": { \"name\": \"wall-time\" } }";
+	struct craft_profile pf;
+	uint64_t meta, query, hit, size, arg, label;
+	unsigned char *p;
+
+	craft_profile_init(&pf);
+	meta = craft_profile_string(&pf, json, 0, 0);
+	query = craft_profile_string(&pf, "Query", 0, 0);
+	hit = craft_profile_string(&pf, "QueryCacheHit", 0, 0);
+	size = craft_profile_string(&pf, "ArtifactSize", 0, 0);
+	arg = craft_profile_string(&pf, "core::fmt", 0, 0);
+	label = craft_profile_string(&pf, "typeck\x1e", arg, 1);
+	craft_profile_interval(&pf, query, label, 10, 20);
+	craft_profile_interval(&pf, query, arg, 5, 30);
+	craft_profile_interval(&pf, hit, label, 25, 0);
+	if ((p = buf_reserve(&pf.events, 0)) != NULL) {
+		craft_le32(p - 8, 0xffffffff);	/* an instant */
+		craft_le32(p - 4, 0xffff);
+	}
+	craft_profile_interval(&pf, size, label, 4096, 0);
+	if ((p = buf_reserve(&pf.events, 0)) != NULL) {
+		craft_le32(p - 8, 0xfffffffe);	/* an integer */
+		craft_le32(p - 4, 0xffff);
+	}
+	buf_put_u64(&pf.index, 100000001);	/* the metadata's id */
+	buf_put_u64(&pf.index, meta - CRAFT_CONCRETE);
+	return craft_profile_file(&pf, out);
 }
 
 /* An event whose kind string is empty. */
