@@ -38,6 +38,7 @@
 /* Decompressed bytes held at once by the merge, open buffers and spares. */
 #define MAX_OPEN_BYTES	(512u << 20)
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
+#define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
 
 struct bufidx {
@@ -302,9 +303,15 @@ parse_event(const unsigned char *p, size_t avail, struct etl_event *ev)
 			return -1;
 		hlen = (uint32_t)q;
 	} else if ((hi & 0x80) == 0) {
-		/* WNODE_HEADER block (3.9): opaque. */
+		/*
+		 * WNODE_HEADER block (3.9): opaque.  Its size is a u32, but no
+		 * event is larger than 64 KiB; a larger one is a lie that
+		 * would make a record too large for the stream.
+		 */
 		hlen = 0x30;
 		size = m;
+		if (size > MAX_WNODE)
+			return -1;
 		ev->hdr = ETL_HDR_WNODE;
 		if (avail >= 0x30)
 			memcpy(ev->guid, p + 0x18, 16);
@@ -354,11 +361,12 @@ read_trace_header(struct etl_reader *r)
 	    filled < BUF_HEADER_LEN)
 		return -1;
 	size = parse_event(buf + BUF_HEADER_LEN, filled - BUF_HEADER_LEN, &ev);
-	if (size <= 0 || ev.hdr != ETL_HDR_SYSTEM || ev.hook != 0x0000 ||
-	    ev.payload_len < 0x110)
+	if (size <= 0 || ev.hdr != ETL_HDR_SYSTEM || ev.hook != 0x0000)
 		return -1;
 	p = ev.payload;
 	o = ev.ptr_size == 8 ? 8 : 0;
+	if (ev.payload_len < 0x110 + o)
+		return -1;
 	h->buffer_size = le32(p + 0x00);
 	h->version = le32(p + 0x04);
 	h->provider_version = le32(p + 0x08);
@@ -500,7 +508,7 @@ add_index(struct etl_reader *r, const struct bufidx *bi)
 /*
  * Checks the fill size of the buffer being indexed against its header
  * and its size on disk, every one of which may lie.
- * @return : 0, or -1 if the buffer is to be skipped (error set, counted).
+ * @return : 0, or -1 if the buffer is to be skipped (error set).
  */
 static int
 check_fill(struct etl_reader *r, struct bufidx *bi)
@@ -510,14 +518,12 @@ check_fill(struct etl_reader *r, struct bufidx *bi)
 			set_error(r, bi->off + 0x30, "compressed buffer with an "
 			    "impossible fill size %u, %u bytes skipped",
 			    bi->filled, bi->size);
-			count_bad_buffer(r, bi->off, bi->size);
 			return -1;
 		}
 		if (bi->filled > max_filled(bi->size)) {
 			set_error(r, bi->off + 0x30, "compressed buffer claims "
 			    "%u bytes from %u, more than %u times: %u bytes "
 			    "skipped", bi->filled, bi->size, MAX_RATIO, bi->size);
-			count_bad_buffer(r, bi->off, bi->size);
 			return -1;
 		}
 		return 0;
@@ -527,7 +533,6 @@ check_fill(struct etl_reader *r, struct bufidx *bi)
 	if (bi->filled < BUF_HEADER_LEN) {
 		set_error(r, bi->off + 0x30, "buffer fill size %u is smaller "
 		    "than its header, %u bytes skipped", bi->filled, bi->size);
-		count_bad_buffer(r, bi->off, bi->size);
 		return -1;
 	}
 	return 0;
@@ -540,6 +545,7 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 	const unsigned char *b = r->data + off;
 	struct bufidx bi = { .off = off, .order = (uint32_t)r->nbufs };
 	uint64_t next;
+	int truncated = 0;
 
 	if (!plausible_buffer(r, off)) {
 		uint32_t size = le32(b);
@@ -565,6 +571,7 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 		    (unsigned)left, size);
 		count_bad_buffer(r, off, size - left);
 		bi.size = (uint32_t)left;
+		truncated = 1;
 	} else
 		bi.size = le32(b);
 	next = off + bi.size;
@@ -572,6 +579,11 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 	bi.filled = le32(b + 0x30) ? le32(b + 0x30) : le32(b + 4);
 	bi.cpu = (bi.flags & FLAG_PROC_INDEX) ? le16(b + 0x28) & 0x7ff : b[0x28];
 	if (check_fill(r, &bi) != 0) {
+		/* A truncated buffer was counted already. */
+		if (truncated)
+			r->counts.bad_buffer_bytes += bi.size;
+		else
+			count_bad_buffer(r, off, bi.size);
 		*warned = 1;
 		return next;
 	}

@@ -52,6 +52,8 @@ main(int argc, char *argv[])
 	    craft_etl_truncated_fill(&b, hdr, 0x20));
 	save(dir, "compressed-claims.etl", &b,
 	    craft_etl_compressed_claims(&b, hdr, 16));
+	save(dir, "big-event.etl", &b, craft_etl_big_event(&b, hdr));
+	save(dir, "short-header.etl", &b, craft_etl_short_header(&b, hdr));
 	save(dir, "big-id.st", &b, craft_stream_big_id(&b));
 	save(dir, "many-defs.st", &b, craft_stream_many_defs(&b, 400000));
 	save(dir, "string-order.st", &b,

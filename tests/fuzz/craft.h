@@ -101,6 +101,51 @@ done:
 	return zlen < 0 || out->oom ? -1 : 0;
 }
 
+/*
+ * A WNODE block of 304 KiB in a buffer of 320 KiB: the event was too
+ * large for a stream record, and etlcat blamed its output ("write
+ * error").
+ */
+static inline int
+craft_etl_big_event(struct buf *out, const unsigned char *hdr)
+{
+	const uint32_t size = 0x50000, event = 0x4c000;
+	unsigned char *p;
+
+	buf_put(out, hdr, CRAFT_HDR_LEN);
+	if ((p = buf_reserve(out, size)) == NULL)
+		return -1;
+	memset(p, 0, size);
+	craft_le32(p, size);
+	craft_le32(p + 4, size);
+	craft_le32(p + 0x30, CRAFT_BUF_HDR + event);
+	craft_le32(p + CRAFT_BUF_HDR, event);
+	out->len += size;
+	return 0;
+}
+
+/*
+ * The trace header event of an 8-byte-pointer trace with a payload of
+ * 0x110 bytes, too short for its layout, at the very end of the file:
+ * its last fields were read from past the end.
+ */
+static inline int
+craft_etl_short_header(struct buf *out, const unsigned char *hdr)
+{
+	const uint32_t filled = CRAFT_BUF_HDR + 0x20 + 0x110;
+	unsigned char *p;
+
+	if ((p = buf_reserve(out, filled)) == NULL)
+		return -1;
+	memcpy(p, hdr, filled);
+	craft_le32(p + 4, filled);
+	craft_le32(p + 0x30, filled);
+	p[CRAFT_BUF_HDR + 4] = (0x20 + 0x110) & 0xff;	/* the event's size */
+	p[CRAFT_BUF_HDR + 5] = (0x20 + 0x110) >> 8;
+	out->len += filled;
+	return 0;
+}
+
 /* A stream writer into memory: what it wrote is appended to `out`. */
 static inline int
 craft_stream_finish(struct buf *out, FILE *fp, struct stream_writer *w)

@@ -15,6 +15,7 @@
 #include "../fuzz/craft.h"
 #include "buf.h"
 #include "harness.h"
+#include "etw_decode.h"
 #include "in_etl.h"
 #include "in_mmprof.h"
 #include "mmprof_decode.h"
@@ -102,6 +103,64 @@ test_etl_compressed_claims(void)
 	CHECK(read_etl(b.data, b.len, &c) >= 0);
 	CHECK_EQ_INT(c.bad_buffers, 16);
 	CHECK(seconds() - t0 < 1.0);
+	buf_release(&b);
+	free(hdr);
+}
+
+/* A trace header event too short for its layout: not an .etl file. */
+static void
+test_etl_short_header(void)
+{
+	unsigned char *hdr = header_buffer(), *copy;
+	struct buf b = { 0 };
+	struct etl_counts c;
+
+	if (hdr == NULL)
+		SKIP("testdata/sample.etl absent");
+	REQUIRE(craft_etl_short_header(&b, hdr) == 0);
+	/* A copy of its exact size, so that AddressSanitizer sees the end. */
+	REQUIRE((copy = malloc(b.len)) != NULL);
+	memcpy(copy, b.data, b.len);
+	CHECK_EQ_INT(read_etl(copy, b.len, &c), -1);
+	free(copy);
+	buf_release(&b);
+	free(hdr);
+}
+
+/*
+ * An event larger than 64 KiB made a record too large for the stream,
+ * which the writer refused (and etlcat blamed its output).
+ */
+static void
+test_etl_big_event(void)
+{
+	unsigned char *hdr = header_buffer();
+	struct buf b = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	struct etw_decoder *d;
+	struct stream_writer *w;
+	struct etl_event ev;
+	enum etl_status st;
+	FILE *fp = tmpfile();
+	int failed = 0;
+
+	if (hdr == NULL)
+		SKIP("testdata/sample.etl absent");
+	REQUIRE(r != NULL && fp != NULL && (w = stream_writer_new(fp, 1)));
+	REQUIRE(craft_etl_big_event(&b, hdr) == 0);
+	REQUIRE(etl_reader_open_mem(r, b.data, b.len) != ETL_FATAL);
+	REQUIRE(stream_write_header(w, "test") == 0);
+	REQUIRE((d = etw_decoder_new(w, etl_reader_header(r), "x")) != NULL);
+	while ((st = etl_reader_next(r, &ev)) != ETL_EOF)
+		if (st == ETL_OK && etw_decoder_event(d, &ev) != 0)
+			failed = 1;
+	CHECK(!failed);
+	CHECK(etw_decoder_finish(d, etl_reader_counts(r)) == 0);
+	CHECK_EQ_INT(etl_reader_counts(r)->bad_events, 1);
+	CHECK(stream_writer_close(w) == 0);
+	etw_decoder_free(d);
+	etl_reader_free(r);
+	fclose(fp);
 	buf_release(&b);
 	free(hdr);
 }
@@ -254,6 +313,8 @@ main(void)
 {
 	RUN(test_etl_truncated_fill);
 	RUN(test_etl_compressed_claims);
+	RUN(test_etl_big_event);
+	RUN(test_etl_short_header);
 	RUN(test_stream_big_id);
 	RUN(test_stream_many_defs);
 	RUN(test_stream_string_ids);
