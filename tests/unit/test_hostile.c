@@ -303,7 +303,7 @@ test_mmprof_deep_refs(void)
 	CHECK(b.len < 128 * 1024);
 	t0 = seconds();
 	CHECK_EQ_INT(read_profile(&b, &c), 2000);
-	CHECK(seconds() - t0 < 2.0);
+	CHECK(seconds() - t0 < 10.0);	/* a minute before */
 	CHECK(c.budget_strings > 1900);
 	buf_release(&b);
 }
