@@ -30,6 +30,7 @@
 #define INBUF_SIZE	(128 * 1024)
 #define DEF_FIXED	(16u << 20)	/* definition bytes any stream may use */
 #define DEF_RATIO	64u		/* ... plus this times its input bytes */
+#define STACK_VISITS	1024		/* parts of one stack, joined */
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -963,23 +964,27 @@ stream_stack(const struct stream_reader *r, stream_id id)
 	return deftab_get(&r->stacks, id);
 }
 
-/* Appends the frames of `id` at out[n..cap); depth bounds bad chains. */
+/*
+ * Appends the frames of `id` at out[n..cap).  A stack's parts may share
+ * parts of their own, so a bad chain could fan out twice a level: depth
+ * and the number of parts visited (*visits) are bounded.
+ */
 static long
 collect_frames(const struct stream_reader *r, stream_id id, uint64_t *out,
-    size_t cap, long n, int depth)
+    size_t cap, long n, int depth, unsigned *visits)
 {
 	const struct stream_stack *s = stream_stack(r, id);
 	uint32_t i;
 
-	if (s == NULL || depth > 64)
+	if (s == NULL || depth > 64 || ++*visits > STACK_VISITS)
 		return -1;
-	if (s->head != 0 &&
-	    (n = collect_frames(r, s->head, out, cap, n, depth + 1)) < 0)
+	if (s->head != 0 && (n = collect_frames(r, s->head, out, cap, n,
+	    depth + 1, visits)) < 0)
 		return -1;
 	for (i = 0; i < s->nframes && (size_t)n < cap; i++)
 		out[n++] = s->frames[i];
 	if (s->next != 0)
-		n = collect_frames(r, s->next, out, cap, n, depth + 1);
+		n = collect_frames(r, s->next, out, cap, n, depth + 1, visits);
 	return n;
 }
 
@@ -987,7 +992,9 @@ long
 stream_stack_frames(const struct stream_reader *r, stream_id id,
     uint64_t *out, size_t cap)
 {
-	return collect_frames(r, id, out, cap, 0, 0);
+	unsigned visits = 0;
+
+	return collect_frames(r, id, out, cap, 0, 0, &visits);
 }
 
 const struct stream_trace *

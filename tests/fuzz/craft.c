@@ -56,6 +56,7 @@ main(int argc, char *argv[])
 	save(dir, "short-header.etl", &b, craft_etl_short_header(&b, hdr));
 	save(dir, "big-id.st", &b, craft_stream_big_id(&b));
 	save(dir, "many-defs.st", &b, craft_stream_many_defs(&b, 400000));
+	save(dir, "stack-fanout.st", &b, craft_stream_stack_fanout(&b));
 	save(dir, "string-order.st", &b,
 	    craft_stream_strings(&b, order_ids, texts, 1));
 	save(dir, "string-repeat.st", &b,

@@ -197,6 +197,37 @@ craft_stream_many_defs(struct buf *out, long n)
 	return craft_stream_finish(out, fp, w);
 }
 
+/*
+ * 64 stacks, each joining the next one twice (as head and as next), and
+ * a sample using the first: collecting its frames visited 2^64 parts.
+ */
+static inline int
+craft_stream_stack_fanout(struct buf *out)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w = fp ? stream_writer_new(fp, 19) : NULL;
+	struct stream_stack st = { 0 };
+	struct stream_event ev = { 0 };
+	uint64_t frame = 0x1000;
+	uint32_t i;
+
+	if (w == NULL || stream_write_header(w, "craft") != 0)
+		return -1;
+	ev.h.kind = EV_SAMPLE;
+	ev.h.stack = 1;
+	if (stream_write_event(w, &ev) != 0)
+		return -1;
+	for (i = 1; i <= 64; i++) {
+		st.id = i;
+		st.head = st.next = i < 64 ? i + 1 : 0;
+		st.nframes = 1;
+		st.frames = &frame;
+		if (stream_write_stack(w, &st) != 0)
+			return -1;
+	}
+	return craft_stream_finish(out, fp, w);
+}
+
 /* Appends one record of `type` with `body` to a frame being built. */
 static inline void
 craft_record(struct buf *frame, unsigned type, const void *body, size_t len)

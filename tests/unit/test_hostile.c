@@ -234,6 +234,28 @@ test_stream_string_ids(void)
 	buf_release(&b);
 }
 
+/* Stacks joining one another twice a level: 2^64 parts to visit. */
+static void
+test_stream_stack_fanout(void)
+{
+	struct stream_reader *r = stream_reader_new(STREAM_KEEP_STACKS);
+	struct stream_record rec;
+	struct buf b = { 0 };
+	uint64_t frames[STREAM_STACK_MAX];
+	double t0;
+
+	REQUIRE(r != NULL && craft_stream_stack_fanout(&b) == 0);
+	stream_reader_open_mem(r, b.data, b.len, "x.st");
+	while (stream_reader_next(r, &rec) == STREAM_OK)
+		continue;
+	t0 = seconds();
+	CHECK(stream_stack_frames(r, 1, frames, STREAM_STACK_MAX) < 0);
+	CHECK(stream_stack_frames(r, 60, frames, STREAM_STACK_MAX) == 31);
+	CHECK(seconds() - t0 < 1.0);
+	stream_reader_free(r);
+	buf_release(&b);
+}
+
 /* Reads a profile to its end into counts; returns the events. */
 static long
 read_profile(const struct buf *b, struct mmprof_counts *c)
@@ -318,6 +340,7 @@ main(void)
 	RUN(test_stream_big_id);
 	RUN(test_stream_many_defs);
 	RUN(test_stream_string_ids);
+	RUN(test_stream_stack_fanout);
 	RUN(test_mmprof_empty_kind);
 	RUN(test_mmprof_deep_refs);
 	HARNESS_EXIT();
