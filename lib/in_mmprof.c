@@ -117,6 +117,7 @@ struct mmprof_reader {
 	struct buf kind_scratch;	/* a kind beyond KINDS_MAX */
 	uint64_t refs_budget, text_budget;	/* left for the whole file */
 	int budget_told;	/* the budget's exhaustion was reported */
+	uint64_t event_at;	/* offset of the event being resolved */
 
 	struct buf text;	/* the current event's id string */
 	struct memo *memo;	/* MEMO_SLOTS of them */
@@ -486,7 +487,7 @@ resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
 		    r->text_budget;
 	}
 	if ((r->refs_budget == 0 || r->text_budget == 0) && !r->budget_told) {
-		set_error(r, NO_OFFSET, "string references of the file expand "
+		set_error(r, r->event_at, "string references of the file expand "
 		    "beyond %llu steps or %llu bytes (%u and %u a byte of "
 		    "the file, plus a fixed amount): later strings read "
 		    "<invalid>", (unsigned long long)(REFS_FIXED +
@@ -745,6 +746,7 @@ mmprof_reader_open_mem(struct mmprof_reader *r, const unsigned char *data,
 	r->len = len;
 	r->counts.bytes = len;
 	r->refs_budget = REFS_FIXED + (uint64_t)REFS_RATIO * len;
+	r->event_at = NO_OFFSET;	/* the metadata is no event */
 	r->text_budget = TEXT_FIXED + (uint64_t)TEXT_RATIO * len;
 	if (!mmprof_probe(data, len))
 		return fatal(r, 0, "not a rustc self-profile (.mm_profdata)");
@@ -1024,6 +1026,7 @@ mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 			return MMPROF_WARN;
 		}
 		ev->index = r->counts.events++;
+		r->event_at = at;
 		fill_times(r, rec, ev);
 		if (ev->type != MMPROF_INTERVAL || ev->start <= ev->end)
 			break;
