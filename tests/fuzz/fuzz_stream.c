@@ -49,9 +49,19 @@ read_stream(const uint8_t *data, size_t size)
 		abort();
 	stream_reader_open_mem(r, data, size, "fuzz.st");
 	while (stream_reader_next(r, &rec) == STREAM_OK) {
-		if (rec.type == REC_EVENT && rec.u.event.h.stack != 0)
-			stream_stack_frames(r, rec.u.event.h.stack, frames,
-			    STREAM_STACK_MAX);
+		if (rec.type == REC_EVENT) {
+			/* What the views look up for every event. */
+			const struct stream_event_head *h = &rec.u.event.h;
+			const struct stream_thread *t = stream_thread(r, h->tid);
+
+			if (h->stack != 0)
+				stream_stack_frames(r, h->stack, frames,
+				    STREAM_STACK_MAX);
+			stream_class(r, h->cls);
+			stream_process_by_pid(r, h->pid);
+			if (t != NULL)
+				stream_process(r, t->process);
+		}
 		if (stream_write_record(w, &rec) != 0)
 			fuzz_fail("the writer refused a record the reader "
 			    "accepted", NULL);
