@@ -53,6 +53,7 @@
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
 #define MEMO_SLOTS	4096	/* event id strings remembered */
 #define MEMO_TEXT_MAX	1024	/* the longest one remembered */
+#define REF_SLOTS	1024	/* referenced strings remembered */
 #define UNKNOWN_TEXT	"<unknown>"
 #define INVALID_TEXT	"<invalid>"
 #define PARSE_ERROR	"<parse error>"
@@ -121,6 +122,8 @@ struct mmprof_reader {
 
 	struct buf text;	/* the current event's id string */
 	struct memo *memo;	/* MEMO_SLOTS of them */
+	struct memo *refmemo;	/* REF_SLOTS: expansions of references */
+	uint64_t limit_hits;	/* resolutions cut by depth or references */
 	struct buf meta_text;	/* the metadata's cmd and counter */
 	uint32_t refs_left;	/* budget for one resolution */
 
@@ -178,6 +181,9 @@ mmprof_reader_free(struct mmprof_reader *r)
 	for (i = 0; r->memo != NULL && i < MEMO_SLOTS; i++)
 		free(r->memo[i].text);
 	free(r->memo);
+	for (i = 0; r->refmemo != NULL && i < REF_SLOTS; i++)
+		free(r->refmemo[i].text);
+	free(r->refmemo);
 	buf_release(&r->text);
 	buf_release(&r->meta_text);
 	free(r);
@@ -411,6 +417,65 @@ literal_end(const unsigned char *s, size_t at, size_t end)
 	return ff ? (size_t)(ff - s) : end;
 }
 
+static void resolve(struct mmprof_reader *, uint64_t, struct buf *, int);
+
+/* Adds the counts a remembered expansion made when it was resolved. */
+static void
+memo_replay(struct mmprof_reader *r, const struct memo *m)
+{
+	r->counts.unknown_ids += m->unknown;
+	r->counts.missing_strings += m->missing;
+	r->counts.invalid_strings += m->invalid;
+}
+
+/* Remembers out[start..] as the text of `id`, with the counts it made. */
+static void
+memo_store(struct mmprof_reader *r, struct memo *m, uint64_t id,
+    const struct buf *out, size_t start, const struct mmprof_counts *before)
+{
+	if (m->text == NULL && (m->text = malloc(MEMO_TEXT_MAX)) == NULL)
+		return;
+	memcpy(m->text, out->data + start, out->len - start);
+	m->len = (uint32_t)(out->len - start);
+	m->id = id;
+	m->used = 1;
+	m->unknown = r->counts.unknown_ids - before->unknown_ids;
+	m->missing = r->counts.missing_strings - before->missing_strings;
+	m->invalid = r->counts.invalid_strings - before->invalid_strings;
+}
+
+/*
+ * Appends the text of a string a reference names.  Expansions are
+ * remembered, so that references shared down a tree are expanded once,
+ * not once for every path to them: a table fanning out 16 ways 5 levels
+ * deep took a million steps an event.  Only short expansions that no
+ * limit cut are kept, since a cut one depends on where it was met.
+ */
+static void
+resolve_ref(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
+{
+	struct mmprof_counts before = r->counts;
+	uint64_t hits = r->limit_hits;
+	size_t start = out->len;
+	struct memo *m;
+
+	if (r->refmemo == NULL &&
+	    (r->refmemo = calloc(REF_SLOTS, sizeof(*r->refmemo))) == NULL) {
+		resolve(r, id, out, depth);
+		return;
+	}
+	m = &r->refmemo[(id * 0x9e3779b97f4a7c15ULL) >> 54];
+	if (m->used && m->id == id) {
+		memo_replay(r, m);
+		buf_put(out, m->text, m->len);
+		return;
+	}
+	resolve(r, id, out, depth);
+	if (r->limit_hits == hits && out->len < MMPROF_STRING_MAX &&
+	    !out->oom && out->len - start <= MEMO_TEXT_MAX)
+		memo_store(r, m, id, out, start, &before);
+}
+
 /*
  * Appends the text of string `id` to `out`, splicing in the strings its
  * references name.  Depth, the number of references and the length are
@@ -439,10 +504,12 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 			return;
 		if (s[addr] == STR_REF) {
 			if (end - addr < 1 + r->id_size || depth >= MAX_DEPTH ||
-			    r->refs_left == 0)
+			    r->refs_left == 0) {
+				r->limit_hits++;
 				break;
+			}
 			r->refs_left--;
-			resolve(r, load_id(r, s + addr + 1), out, depth + 1);
+			resolve_ref(r, load_id(r, s + addr + 1), out, depth + 1);
 			addr += 1 + r->id_size;
 			continue;
 		}
@@ -914,9 +981,7 @@ event_text(struct mmprof_reader *r, uint64_t id, const char **s, size_t *len)
 		return -1;
 	m = &r->memo[(id * 0x9e3779b97f4a7c15ULL) >> 52];
 	if (m->used && m->id == id) {
-		r->counts.unknown_ids += m->unknown;
-		r->counts.missing_strings += m->missing;
-		r->counts.invalid_strings += m->invalid;
+		memo_replay(r, m);
 		*s = m->text;
 		*len = m->len;
 		return 0;
@@ -926,16 +991,8 @@ event_text(struct mmprof_reader *r, uint64_t id, const char **s, size_t *len)
 		return -1;
 	*s = (const char *)r->text.data;
 	*len = r->text.len;
-	if (r->text.len > MEMO_TEXT_MAX || (m->text == NULL &&
-	    (m->text = malloc(MEMO_TEXT_MAX)) == NULL))
-		return 0;
-	memcpy(m->text, r->text.data, r->text.len);
-	m->len = (uint32_t)r->text.len;
-	m->id = id;
-	m->used = 1;
-	m->unknown = r->counts.unknown_ids - before.unknown_ids;
-	m->missing = r->counts.missing_strings - before.missing_strings;
-	m->invalid = r->counts.invalid_strings - before.invalid_strings;
+	if (r->text.len <= MEMO_TEXT_MAX)
+		memo_store(r, m, id, &r->text, 0, &before);
 	return 0;
 }
 

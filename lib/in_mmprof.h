@@ -16,12 +16,14 @@
  *
  * Memory: the string-data stream (copied, since its pages interleave with
  * the others), a hash map of the string index, a scratch buffer for the
- * strings of the current event and a table of the last 4096 short ones
- * resolved (4 MiB at most), and the first 1024 short kind strings.  The
- * references and text that resolving all strings of a file may take are
- * bounded by a multiple of its size (a fixed amount plus 16 steps and 64
- * bytes a byte), so time stays linear however the references nest; past
- * that, strings read "<invalid>" and one problem says so.  Events are
+ * strings of the current event, a table of the last 4096 short ones
+ * resolved (4 MiB at most) and one of 1024 short expansions of references
+ * (1 MiB), so that a reference shared down a tree is expanded once, and
+ * the first 1024 short kind strings.  The references and text that
+ * resolving all strings of a file may take are bounded by a multiple of
+ * its size (a fixed amount plus 16 steps and 64 bytes a byte), so time
+ * stays linear however the references nest; past that, strings read
+ * "<invalid>" and one problem says so.  Events are
  * read in place from their pages, one at a time; with
  * mmprof_reader_drop_pages() the pages of a mapped file are let go once
  * read.

@@ -65,6 +65,8 @@ main(int argc, char *argv[])
 	save(dir, "small.mm_profdata", &b, craft_mmprof_small(&b));
 	save(dir, "deep-refs.mm_profdata", &b,
 	    craft_mmprof_deep_refs(&b, 2000));
+	save(dir, "wide-refs.mm_profdata", &b,
+	    craft_mmprof_wide_refs(&b, 2000));
 	buf_release(&b);
 	return status;
 }

@@ -411,4 +411,30 @@ craft_mmprof_deep_refs(struct buf *out, int n)
 	return craft_profile_file(&pf, out);
 }
 
+/*
+ * A string table whose expansion is 256 KiB (a 1000-byte literal, 16
+ * times, 16 times) under each of `n` events: 512 MiB of text from a
+ * 64 KiB file, until the file's budget is spent.
+ */
+static inline int
+craft_mmprof_wide_refs(struct buf *out, int n)
+{
+	struct craft_profile pf;
+	char leaf[1001];
+	uint64_t kind, s;
+	int i;
+
+	memset(leaf, 'x', 1000);
+	leaf[1000] = '\0';
+	craft_profile_init(&pf);
+	kind = craft_profile_string(&pf, "Query", 0, 0);
+	s = craft_profile_string(&pf, leaf, 0, 0);
+	s = craft_profile_string(&pf, "", s, 16);
+	s = craft_profile_string(&pf, "", s, 16);
+	for (i = 0; i < n; i++)
+		craft_profile_interval(&pf, kind,
+		    craft_profile_string(&pf, "q", s, 1), i, i + 1);
+	return craft_profile_file(&pf, out);
+}
+
 #endif
