@@ -13,6 +13,12 @@
 
 static const char *progname = "etl";
 
+/* The output under its temporary name, removed if the program exits. */
+static char *out_tmp;
+/* The progress line, cleared before a message. */
+static struct progress progress;
+static int progress_ready;
+
 void
 cli_init(const char *argv0)
 {
@@ -28,9 +34,27 @@ cli_init(const char *argv0)
 	platform_binary_mode(stdin);
 }
 
+const char *
+cli_progname(void)
+{
+	return progname;
+}
+
+struct progress *
+cli_progress(void)
+{
+	if (!progress_ready) {
+		progress_init(&progress, progname);
+		progress_ready = 1;
+	}
+	return &progress;
+}
+
 static void
 vwarn(const char *fmt, va_list ap)
 {
+	if (progress_ready)
+		progress_end(&progress);
 	fprintf(stderr, "%s: ", progname);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -57,16 +81,73 @@ cli_fatal(int status, const char *fmt, ...)
 	exit(status);
 }
 
-FILE *
-cli_open_output(const char *path, int binary, int force)
+/* Removes the unfinished output when the program exits before the end. */
+static void
+remove_tmp(void)
 {
+	if (out_tmp != NULL)
+		remove(out_tmp);
+}
+
+static void
+remove_tmp_on_signal(int sig)
+{
+	remove_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Refuses an output that is also an input; `out` names it. */
+static void
+check_not_input(const struct file_id *out, const char *out_name,
+    int ninputs, char *const inputs[])
+{
+	struct file_id in;
+	int i;
+
+	for (i = 0; i < (ninputs > 0 ? ninputs : 1); i++) {
+		const char *path = ninputs > 0 ? inputs[i] : "-";
+		int is_stdin = strcmp(path, "-") == 0;
+
+		if (platform_file_id(is_stdin ? NULL : path, stdin, &in) != 0)
+			continue;
+		if (platform_same_file(out, &in))
+			cli_fatal(CLI_USAGE, "%s: the output is also an input "
+			    "(%s); write it to another file", out_name,
+			    is_stdin ? "standard input" : path);
+	}
+}
+
+FILE *
+cli_open_output(const char *path, int binary, int force, int ninputs,
+    char *const inputs[])
+{
+	struct file_id id;
 	FILE *fp;
 
 	if (path == NULL || strcmp(path, "-") == 0) {
 		fp = stdout;
 		path = "standard output";
-	} else if ((fp = fopen(path, binary ? "wb" : "w")) == NULL)
-		cli_fatal(CLI_DATA_ERROR, "%s: %s", path, strerror(errno));
+		if (platform_file_id(NULL, stdout, &id) == 0)
+			check_not_input(&id, path, ninputs, inputs);
+	} else if (platform_file_id(path, NULL, &id) == 0 && !id.regular) {
+		/* A device or a pipe: written as it is, no rename. */
+		if ((fp = fopen(path, binary ? "wb" : "w")) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "%s: %s", path,
+			    strerror(errno));
+	} else {
+		if (id.regular)
+			check_not_input(&id, path, ninputs, inputs);
+		if ((fp = platform_temp_beside(path, &out_tmp)) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "%s: %s", path,
+			    strerror(errno));
+		atexit(remove_tmp);
+#ifdef SIGHUP
+		signal(SIGHUP, remove_tmp_on_signal);
+#endif
+		signal(SIGINT, remove_tmp_on_signal);
+		signal(SIGTERM, remove_tmp_on_signal);
+	}
 	if (binary) {
 		if (!force && platform_is_terminal(fp))
 			cli_fatal(CLI_USAGE, "%s is a terminal: the event stream "
@@ -105,7 +186,7 @@ cli_write_error(const char *path)
 }
 
 int
-cli_close_output(FILE *fp, const char *path)
+cli_close_output(FILE *fp, const char *path, int keep)
 {
 	if (path == NULL || strcmp(path, "-") == 0)
 		path = NULL;
@@ -117,33 +198,126 @@ cli_close_output(FILE *fp, const char *path)
 	}
 	if (fp != stdout && fclose(fp) != 0)
 		cli_write_error(path);
+	if (out_tmp == NULL)
+		return CLI_OK;
+	if (!keep) {
+		cli_warn("%s: not written: no input could be read", path);
+		return CLI_OK;
+	}
+	if (platform_replace(out_tmp, path) != 0)
+		cli_fatal(CLI_DATA_ERROR, "%s: %s", path, strerror(errno));
+	free(out_tmp);
+	out_tmp = NULL;
 	return CLI_OK;
 }
 
+void
+cli_inputs_init(struct cli_inputs *in, struct stream_reader *r)
+{
+	memset(in, 0, sizeof(*in));
+	in->r = r;
+	in->progress = cli_progress();
+}
+
+FILE *
+cli_input_open(struct cli_inputs *in, const char *path, int seekable)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	struct file_id id;
+	FILE *fp;
+
+	in->name = is_stdin ? "(stdin)" : path;
+	if (is_stdin)
+		fp = seekable ? platform_spool(stdin) : stdin;
+	else
+		fp = fopen(path, "rb");
+	if (fp == NULL) {
+		cli_warn("%s: %s", in->name, strerror(errno));
+		return NULL;
+	}
+	in->fp = fp;
+	in->records = 0;
+	in->size = 0;
+	memset(&in->this_loss, 0, sizeof(in->this_loss));
+	if (platform_file_id(NULL, fp, &id) == 0 && id.regular &&
+	    fseek(fp, 0, SEEK_END) == 0) {
+		long end = ftell(fp);
+
+		in->size = end > 0 ? (uint64_t)end : 0;
+		rewind(fp);
+	}
+	progress_start(in->progress, in->name, in->size);
+	stream_reader_open_file(in->r, fp, in->name);
+	return fp;
+}
+
+void
+cli_input_record(struct cli_inputs *in, const struct stream_record *rec)
+{
+	/* ftell() may cost a system call: look now and then. */
+	if (++in->records % 1024 == 0 && in->progress->fp != NULL) {
+		long pos = ftell(in->fp);
+
+		if (pos > 0)
+			progress_update(in->progress, (uint64_t)pos);
+	}
+	if (rec->type == REC_DIAG)
+		loss_add_diag(&in->this_loss, &rec->u.diag);
+}
+
+void
+cli_loss_summary(const char *name, const struct loss *l)
+{
+	char text[512];
+
+	if (!loss_any(l))
+		return;
+	loss_format(l, text, sizeof(text));
+	cli_warn("%s: lossy input: %s", name, text);
+}
+
 int
-cli_read_stream(const char *path, struct stream_reader *r,
+cli_input_close(struct cli_inputs *in, int st)
+{
+	int status;
+
+	progress_end(in->progress);
+	if (st == STREAM_EOF && in->records == 0) {
+		cli_warn("%s: empty input, not an event stream", in->name);
+		status = CLI_DATA_ERROR;
+	} else
+		status = cli_stream_status(in->r, st, in->name);
+	if (!in->quiet)
+		cli_loss_summary(in->name, &in->this_loss);
+	loss_add(&in->loss, &in->this_loss);
+	if (st == STREAM_ERROR || stream_reader_truncated(in->r))
+		in->loss.cut++;
+	else if (status == CLI_OK)
+		in->read++;
+	if (in->fp != stdin)
+		fclose(in->fp);
+	in->fp = NULL;
+	return status;
+}
+
+int
+cli_read_stream(struct cli_inputs *in, const char *path,
     int (*fn)(void *ctx, const struct stream_reader *r,
     const struct stream_record *rec), void *ctx)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	const char *name = fp == stdin ? "(stdin)" : path;
 	struct stream_record rec;
 	enum stream_status st;
 	int status;
 
-	if (fp == NULL) {
-		cli_warn("%s: %s", path, strerror(errno));
+	if (cli_input_open(in, path, 0) == NULL)
 		return CLI_DATA_ERROR;
-	}
-	stream_reader_open_file(r, fp, name);
-	while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
-		if (fn(ctx, r, &rec) != 0)
+	while ((st = stream_reader_next(in->r, &rec)) == STREAM_OK) {
+		cli_input_record(in, &rec);
+		if (fn(ctx, in->r, &rec) != 0)
 			break;
-	status = st == STREAM_OK ? CLI_DATA_ERROR :
-	    cli_stream_status(r, st, name);
-	if (fp != stdin)
-		fclose(fp);
-	return status;
+	}
+	status = cli_input_close(in, st);
+	return st == STREAM_OK ? CLI_DATA_ERROR : status;
 }
 
 int

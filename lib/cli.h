@@ -1,8 +1,10 @@
 /*
  * cli.h - what the front ends in tools/ share and the library must not
  * know: the program name, messages on stderr, exit codes, opening the
- * output (and refusing to write the binary stream to a terminal), and a
- * quiet exit when the reader of our output has gone away.
+ * output (and refusing to write the binary stream to a terminal, or over
+ * an input), and a quiet exit when the reader of our output has gone
+ * away; the read loop of the tools that read streams, with its progress
+ * line and its summary of what the input lost.
  *
  * Messages follow "prog: file: what went wrong (offset 0x...)".
  * Included only by tools/.
@@ -10,7 +12,11 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+#include "loss.h"
+#include "progress.h"
 
 struct stream_reader;
 struct stream_record;
@@ -24,6 +30,15 @@ enum cli_exit {
 /* Sets the name used in messages from argv[0]. */
 void cli_init(const char *argv0);
 
+/* The name used in messages: "etlagg". */
+const char *cli_progname(void);
+
+/*
+ * The program's progress line (see progress.h), set up at the first
+ * call; messages from cli_warn() clear it first.
+ */
+struct progress *cli_progress(void);
+
 /* "prog: message" on stderr. */
 void cli_warn(const char *fmt, ...);
 /* "prog: message" on stderr, then exit(status). */
@@ -31,29 +46,77 @@ void cli_fatal(int status, const char *fmt, ...);
 
 /*
  * Opens the output: `path`, or stdout when NULL or "-".  A binary output
- * going to a terminal is refused unless `force`.  Exits on failure.
+ * going to a terminal is refused unless `force`.  An output that is one
+ * of the inputs (the `ninputs` paths in `inputs`, "-" for stdin; stdin
+ * when ninputs is 0), by name or because stdout is redirected to it, is
+ * refused before anything is written.  A regular file is written under
+ * a temporary name beside it, which cli_close_output() renames, so that
+ * a failed run leaves an earlier output as it was (one such output a
+ * program; more files can use platform_temp_beside() and
+ * platform_replace() themselves).  Exits on failure.
  */
-FILE *cli_open_output(const char *path, int binary, int force);
+FILE *cli_open_output(const char *path, int binary, int force,
+    int ninputs, char *const inputs[]);
 
 /*
  * Flushes and closes the output.  A reader that went away (EPIPE) ends
- * the program quietly; another write error is reported.
+ * the program quietly; another write error is reported.  With `keep`
+ * the temporary file takes the place of `path`; without it (the run
+ * could read no input) it is removed and `path` left as it was.
  * @return : CLI_OK or CLI_DATA_ERROR.
  */
-int cli_close_output(FILE *fp, const char *path);
+int cli_close_output(FILE *fp, const char *path, int keep);
 
 /* The same check in the middle of the output, after a failed write. */
 void cli_write_error(const char *path);
 
 /*
+ * Reading the inputs of a tool that reads event streams: each one in
+ * turn through the same reader, with a progress line on a terminal, an
+ * empty or non-stream input refused, and a one-line summary on stderr
+ * of what the input's DIAG records say it lost ("etlagg: a.st: lossy
+ * input: 12 events lost by the logger").  `loss` sums up every input's
+ * (inputs cut short count in loss.cut), for the tool to pass on or to
+ * note under its tables.
+ */
+struct cli_inputs {
+	struct stream_reader *r;
+	struct progress *progress;	/* cli_progress() */
+	struct loss loss;	/* of all inputs read so far */
+	unsigned read;		/* inputs read to their end */
+	int quiet;		/* no line about what an input lost (-q) */
+	/* The input being read. */
+	FILE *fp;
+	const char *name;
+	struct loss this_loss;
+	uint64_t records;
+	uint64_t size;
+};
+
+/* Sets up `in` to read with `r` (the caller frees r). */
+void cli_inputs_init(struct cli_inputs *in, struct stream_reader *r);
+
+/*
  * Reads the stream in `path` ("-": standard input) to its end, giving
  * every record to fn(ctx, r, rec).  A message names what went wrong.
  * @return : CLI_OK, or CLI_DATA_ERROR if the input could not be opened,
- *	was not a whole stream, or fn returned non-zero.
+ *	was empty or not a whole stream, or fn returned non-zero.
  */
-int cli_read_stream(const char *path, struct stream_reader *r,
+int cli_read_stream(struct cli_inputs *in, const char *path,
     int (*fn)(void *ctx, const struct stream_reader *r,
     const struct stream_record *rec), void *ctx);
+
+/*
+ * The same in steps, for a tool with a loop of its own: open (seekable:
+ * standard input is first copied to a temporary file, so that it can be
+ * read twice), then cli_input_record() for every record read, then
+ * cli_input_close() with the last stream_reader_next() status.
+ * @return : the open input (in->r is opened on it), or NULL after a
+ *	message.  cli_input_close() returns CLI_OK or CLI_DATA_ERROR.
+ */
+FILE *cli_input_open(struct cli_inputs *in, const char *path, int seekable);
+void cli_input_record(struct cli_inputs *in, const struct stream_record *rec);
+int cli_input_close(struct cli_inputs *in, int st);
 
 /*
  * Says how reading a stream ended: the reader's error, or a section cut
@@ -61,6 +124,12 @@ int cli_read_stream(const char *path, struct stream_reader *r,
  * @return : CLI_OK or CLI_DATA_ERROR.
  */
 int cli_stream_status(const struct stream_reader *r, int st, const char *name);
+
+/*
+ * The one-line summary of a loss on stderr: "prog: name: lossy input: ..."
+ * (nothing if nothing was lost).
+ */
+void cli_loss_summary(const char *name, const struct loss *l);
 
 /*
  * Parses a whole decimal number in [min, max] for option `opt`; exits

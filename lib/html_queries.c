@@ -14,6 +14,8 @@
 
 #define NONE	0xffffffffu
 #define PROCESSES_MAX	64	/* processes of one section given names */
+/* Boxes under this share are folded away unless --min-percent says. */
+#define DEFAULT_MIN_PERCENT	1.0
 
 struct node {
 	int64_t ns;
@@ -81,15 +83,30 @@ static const char style[] =
 ".frac-30 { padding: 6px; border-width: 6px; font-size: 18px }\n"
 ".frac-20 { padding: 4px; border-width: 6px; font-size: 16px }\n"
 ".frac-10 { padding: 2px; border-width: 6px; font-size: 14px }\n"
-".caption { color: #aaa; font-size: 12px; margin: 8px 2px 2px 2px }\n";
+".caption { color: #aaa; font-size: 12px; margin: 8px 2px 2px 2px }\n"
+"h1 { color: #eee; font-size: 20px; font-weight: normal; margin: 4px 2px }\n"
+"#note { color: #aaa; font-size: 12px; margin: 2px 2px 8px 2px }\n"
+".trace { cursor: pointer }\n"
+".closed > .trace { display: none }\n"
+".closed { border-style: dashed }\n";
+
+/* A click on a box folds or unfolds what it holds. */
+static const char script[] =
+"document.body.addEventListener('click', function (e) {\n"
+"  var t = e.target.closest('.trace');\n"
+"  if (t && t.querySelector('.trace')) t.classList.toggle('closed');\n"
+"});\n";
 
 struct html_queries *
 html_queries_new(const struct render_options *opt)
 {
 	struct html_queries *h = calloc(1, sizeof(*h));
 
-	if (h != NULL)
-		h->opt = *opt;
+	if (h == NULL)
+		return NULL;
+	h->opt = *opt;
+	if (!opt->min_percent_given)
+		h->opt.min_percent = DEFAULT_MIN_PERCENT;
 	return h;
 }
 
@@ -309,11 +326,28 @@ effect_class(const struct html_queries *h, const struct node *n, FILE *fp)
 	class_name(fp, text, len);
 }
 
+static int hidden(const struct html_queries *h, uint32_t depth,
+    double percent);
+
+/* The children of n that the thresholds leave out. */
+static uint32_t
+folded_away(const struct html_queries *h, const struct node *n,
+    uint32_t depth, int64_t total)
+{
+	uint32_t id, k = 0;
+
+	for (id = n->child; id != NONE; id = h->nodes[id].next)
+		k += hidden(h, depth + 1, total > 0 ? (double)h->nodes[id].ns *
+		    100.0 / (double)total : 0.0);
+	return k;
+}
+
 static void
 write_open(const struct html_queries *h, FILE *fp, const struct node *n,
     uint32_t depth, int64_t total)
 {
 	double f = total > 0 ? (double)n->ns / (double)total : 0.0;
+	uint32_t away = folded_away(h, n, depth, total);
 	const char *text;
 	size_t len;
 
@@ -321,7 +355,15 @@ write_open(const struct html_queries *h, FILE *fp, const struct node *n,
 	    n->nchildren, n->nchildren > 5 || f * 100.0 >= 1.0 ?
 	    " important" : "");
 	effect_class(h, n, fp);
-	fprintf(fp, "  %s\">\n<div class=\"eff\">", frac_class(f));
+	/* The tooltip: name, time, share, and what is folded away. */
+	fprintf(fp, "  %s\" title=\"", frac_class(f));
+	text = query_input_text(&h->in, n->label, &len);
+	markup_text(fp, text, len);
+	fprintf(fp, ": %.6f s, %.2f%%", (double)n->ns / 1e9, f * 100.0);
+	if (away > 0)
+		fprintf(fp, "; %u of its %u boxes folded away", away,
+		    n->nchildren);
+	fputs("\">\n<div class=\"eff\">", fp);
 	text = query_input_text(&h->in, n->label, &len);
 	markup_text(fp, text, len);
 	fprintf(fp, "</div>\n<div class=\"dur\">%.3f</div>\n"
@@ -370,7 +412,8 @@ push_list(struct html_queries *h, uint32_t first, uint32_t count,
 }
 
 static int
-hidden(const struct html_queries *h, uint32_t depth, double percent)
+hidden(const struct html_queries *h, uint32_t depth,
+    double percent)
 {
 	return (h->opt.max_depth > 0 && depth >= (uint32_t)h->opt.max_depth) ||
 	    percent < h->opt.min_percent;
@@ -437,12 +480,23 @@ write_head(const struct html_queries *h, FILE *fp)
 {
 	const char *title = h->opt.title ? h->opt.title : "rustc query trace";
 
-	fputs("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
-	    "<title>", fp);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	    "<meta charset=\"utf-8\">\n<title>", fp);
 	markup_text(fp, title, strlen(title));
-	fprintf(fp, "</title>\n<link rel=\"stylesheet\" type=\"text/css\" "
-	    "href=\"profile_queries.css\">\n<style>\n%s</style>\n</head>\n"
-	    "<body>\n", style);
+	/* The old page linked a profile_queries.css; this one stands alone. */
+	fprintf(fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>",
+	    style);
+	markup_text(fp, title, strlen(title));
+	fputs("</h1>\n<div id=\"note\">Each box is a query run (red), an "
+	    "activity (green) or a cache hit (blue dot), holding what it "
+	    "called; labelled boxes take at least 1% of the time or hold more "
+	    "than 5 boxes.", fp);
+	if (h->opt.min_percent > 0)
+		fprintf(fp, " Boxes under %g%% of the time are folded away "
+		    "(<code>etlreport --min-percent 0</code> shows all).",
+		    h->opt.min_percent);
+	fputs(" Click a box to fold what it holds; hover for its time."
+	    "</div>\n", fp);
 }
 
 static void
@@ -473,11 +527,13 @@ html_queries_write(struct html_queries *h, FILE *fp)
 	for (i = 0; i < h->ntrees; i++)
 		total += h->trees[i].ns;
 	write_head(h, fp);
+	render_loss_note(fp, &h->opt, 1, "<p id=\"lossy\" "
+	    "style=\"color:#b00000\">Warning: ", "</p>\n");
 	h->drawn = 0;
 	for (i = 0; i < h->ntrees; i++)
 		if (write_tree(h, fp, &h->trees[i], total) != 0)
 			return -1;
 	write_note(h, fp);
-	fputs("</body>\n</html>\n", fp);
+	fprintf(fp, "<script>\n%s</script>\n</body>\n</html>\n", script);
 	return ferror(fp) ? -1 : 0;
 }

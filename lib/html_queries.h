@@ -14,8 +14,12 @@
  * and share of the total, the total being the sum of the durations of
  * the trees' roots.  Boxes over 10% grow larger, as in the old page.
  * render_options.max_depth leaves out what is nested deeper, and
- * min_percent what takes a smaller share; a note says how many boxes
- * that left out.
+ * min_percent what takes a smaller share (1% unless given, as the old
+ * page's heuristics had it, so that a large profile gives a page one
+ * can read); a note says how many boxes that left out.  The page has
+ * no external style sheet (the old one linked profile_queries.css),
+ * shows its title, gives each box its time as a tooltip, and folds a
+ * box's contents on a click.
  *
  * Memory: the whole forest until the page is written, 32 bytes an event
  * (instants included), since a box's share and depth are known only at

@@ -933,3 +933,10 @@ etl_reader_next(struct etl_reader *r, struct etl_event *ev)
 	r->popped = ob;
 	return ETL_OK;
 }
+
+size_t
+etl_reader_buffers_opened(const struct etl_reader *r, size_t *total)
+{
+	*total = r->nbufs;
+	return r->next_buf;
+}

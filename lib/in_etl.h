@@ -132,6 +132,12 @@ struct etl_counts {
 };
 const struct etl_counts *etl_reader_counts(const struct etl_reader *r);
 
+/*
+ * How far the walk is: buffers opened so far, and in *total all there
+ * are (for a progress line).
+ */
+size_t etl_reader_buffers_opened(const struct etl_reader *r, size_t *total);
+
 /* Whether the first bytes look like an .etl file (for format detection). */
 int etl_probe(const unsigned char *data, size_t len);
 

@@ -294,7 +294,7 @@ list_problems(const struct mmprof_counts *c, struct problem *p)
 		{ c->tail_bytes > 0, c->tail_bytes, 0,
 		    "partial event record at the end" },
 		{ c->unknown_ids, 0, 0,
-		    "string ids without a string, shown as <unknown>" },
+		    "note: string ids without a string, shown as <unknown>" },
 		{ c->missing_strings, 0, 1, "string ids past the end of the "
 		    "string data (the profile is cut short), shown as <unknown>" },
 		{ c->invalid_strings, 0, 1, "unterminated or too deeply nested "
@@ -348,12 +348,21 @@ mmprof_decoder_finish(struct mmprof_decoder *d, const struct mmprof_counts *c)
 
 /* Warns of what makes the file suspect.  @return : 1 if anything does. */
 static int
-summarize(const char *name, const struct mmprof_counts *c, int quiet,
+summarize(const char *name, const struct mmprof_counts *c, int verbosity,
     void (*warn)(const char *fmt, ...))
 {
 	struct problem p[16];
 	size_t i, n = list_problems(c, p);
-	int status = 0;
+	int status = 0, quiet = verbosity < 0;
+
+	if (verbosity > 0)
+		warn("%s: %llu events (%llu intervals, %llu instants, %llu "
+		    "integers) in %llu pages", name,
+		    (unsigned long long)c->events,
+		    (unsigned long long)c->intervals,
+		    (unsigned long long)c->instants,
+		    (unsigned long long)c->integers,
+		    (unsigned long long)c->pages);
 
 	for (i = 0; i < n; i++) {
 		if (!p[i].suspect)
@@ -398,7 +407,7 @@ pump(struct mmprof_reader *r, struct mmprof_decoder *d, const char *name,
 
 int
 mmprof_cat(struct stream_writer *w, const char *producer, const char *name,
-    const struct mapped_file *m, int quiet,
+    const struct mapped_file *m, int verbosity,
     void (*warn)(const char *fmt, ...))
 {
 	struct mmprof_reader *r = mmprof_reader_new();
@@ -420,7 +429,8 @@ mmprof_cat(struct stream_writer *w, const char *producer, const char *name,
 	    pump(r, d, name, warn, &status) != 0 ||
 	    mmprof_decoder_finish(d, mmprof_reader_counts(r)) != 0)
 		rc = -1;
-	else if (summarize(name, mmprof_reader_counts(r), quiet, warn) != 0)
+	else if (summarize(name, mmprof_reader_counts(r), verbosity, warn) !=
+	    0)
 		status = 1;
 	mmprof_decoder_free(d);
 	mmprof_reader_free(r);

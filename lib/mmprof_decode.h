@@ -47,13 +47,14 @@
 /*
  * Decodes the profile in `m` into a section of its own: etlcat's whole
  * job for a .mm_profdata input.  Problems go to `warn` as "name: what
- * (offset 0x...)"; `quiet` leaves out the summary of counted ones.  The
- * pages of a mapped file are let go of as they are read.
+ * (offset 0x...)"; `verbosity` -1 leaves out the summary of counted
+ * ones, 1 adds a line of counts (etlcat -q and -v).  The pages of a
+ * mapped file are let go of as they are read.
  * @return : 0, 1 if the file had problems (it is still decoded as far as
  *	it goes), or -1 on a write error (errno set).
  */
 int mmprof_cat(struct stream_writer *w, const char *producer,
-    const char *name, const struct mapped_file *m, int quiet,
+    const char *name, const struct mapped_file *m, int verbosity,
     void (*warn)(const char *fmt, ...));
 
 /* ---- Reading back ---- */

@@ -227,6 +227,19 @@ out_table_row(struct out *o, const struct value *cells)
 }
 
 int
+out_table_row_record(struct out *o, const struct value *cells,
+    const struct out_field *fields, size_t nfields)
+{
+	if (o->w->ops->row_record == NULL)
+		return out_table_row(o, cells);
+	if (!o->in_table)
+		return misuse();
+	if (o->w->ops->row_record(o->w, cells, fields, nfields) == -1)
+		return failed(o);
+	return 0;
+}
+
+int
 out_table_end(struct out *o)
 {
 	if (!o->in_table)

@@ -25,20 +25,33 @@
  *	written at once with those widths, a longer value pushing the rest
  *	of its line to the right.  Control characters in values are shown
  *	as \t, \n, \r or \xHH so that a value cannot break a line or send
- *	escape sequences to the terminal.
+ *	escape sequences to the terminal.  A table of one row (with more
+ *	than one column) is written down instead: a line a column, its
+ *	name and unit, then its value lined up with the others (the name
+ *	alone when the value is empty).
  *
  * csv	RFC 4180, UTF-8 without a BOM, CRLF after every record.  Each
  *	table: a header row of column names, then the rows.  Tables after
- *	the first are preceded by an empty line.  A field is quoted only if
- *	it holds a comma, a double quote, CR or LF.  NULL is an empty field.
- *	The table name and units are not written.
+ *	the first are preceded by an empty line (but a CSV file should hold
+ *	one table: render_table.c writes one file a table).  A field is
+ *	quoted only if it holds a comma, a double quote, CR or LF.  NULL is
+ *	an empty field.  The table name is not written; a column's unit is
+ *	kept in its header as a suffix, "start" in s becoming "start_s"
+ *	(see out_csv_header()), unless the name already ends in a unit
+ *	("cpu_ms", "self_ns").  UTC times are written as "YYYY-MM-DD
+ *	HH:MM:SS.mmm" (ISO 8601 with a space, as RFC 3339 allows, to the
+ *	millisecond, the zone being the column's: UTC), which spreadsheets
+ *	read as a date and time; ns columns as seconds with 9 decimals.
  *
  * jsonl	One JSON object per row, members in column order and named by
  *	the columns.  i64, u64 and f64 are numbers (a non-finite f64 is
  *	null), ns is an integer number of nanoseconds, bool is true or
  *	false, NULL is null; everything else is a string in the text form
  *	of value_format().  Invalid UTF-8 becomes U+FFFD.  Nothing marks
- *	where a table starts: names and units are not written.
+ *	where a table starts: names and units are not written.  A row given
+ *	with out_table_row_record() has its last column as a nested object
+ *	of the fields, in their order; fields named "x[0]", "x[1]", ... in a
+ *	row become one array "x".
  */
 #ifndef OUT_H
 #define OUT_H
@@ -74,6 +87,30 @@ int out_table_begin(struct out *o, const char *name,
 
 /* One row: ncols values in column order. */
 int out_table_row(struct out *o, const struct value *cells);
+
+/* A named value, for out_table_row_record(). */
+struct out_field {
+	const char *name;
+	struct value val;
+};
+
+/*
+ * One row whose last column is a record of named values: JSON Lines
+ * writes it as a nested object; the other formats write the last cell
+ * of `cells` (its text form, which the caller gives) as out_table_row()
+ * does.
+ */
+int out_table_row_record(struct out *o, const struct value *cells,
+    const struct out_field *fields, size_t nfields);
+
+/*
+ * The CSV header of a column: its name, with "_" and its unit when the
+ * name does not already end in a unit ("start" in s: "start_s"; "cpu_ms"
+ * stays); "%" is spelled "pct", "\xc2\xb5s" "us", others in lower case.
+ * An ns column without a unit is in seconds.  Writes at most cap bytes
+ * with a NUL; @return : buf.
+ */
+char *out_csv_header(const struct out_column *col, char *buf, size_t cap);
 
 int out_table_end(struct out *o);
 
@@ -128,6 +165,9 @@ struct out_writer_ops {
 	int (*row)(struct out_writer *w, const struct value *cells);
 	int (*end)(struct out_writer *w);
 	void (*free)(struct out_writer *w);
+	/* NULL if the format writes the record's text like any cell. */
+	int (*row_record)(struct out_writer *w, const struct value *cells,
+	    const struct out_field *fields, size_t nfields);
 };
 
 struct out_writer {

@@ -57,6 +57,63 @@ end_record(struct csv_writer *c)
 	return out_buf_write(&c->line, c->fp);
 }
 
+/* Whether s (n bytes) is a unit word that a name may end in. */
+static int
+is_unit_word(const char *s, size_t n)
+{
+	static const char *const words[] = {
+		"s", "ms", "us", "ns", "pct", "percent", "b", "bytes", "kb",
+		"kib", "mb", "mib", "gb", "gib", "hz", "khz", "mhz", "ghz", "utc",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && strncmp(words[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+char *
+out_csv_header(const struct out_column *col, char *buf, size_t cap)
+{
+	const char *unit = col->unit ? col->unit : "", *us;
+	char u[32];
+	size_t n = 0, len = strlen(col->name);
+
+	if (*unit == '\0' && col->type == VAL_NS)
+		unit = "s";
+	if (strcmp(unit, "%") == 0)
+		unit = "pct";
+	else if (strcmp(unit, "\xc2\xb5s") == 0)
+		unit = "us";
+	for (; unit[n] != '\0' && n + 1 < sizeof(u); n++)
+		u[n] = unit[n] >= 'A' && unit[n] <= 'Z' ?
+		    (char)(unit[n] - 'A' + 'a') : unit[n];
+	u[n] = '\0';
+	/* The name's last word: after its last '_', or all of it. */
+	us = strrchr(col->name, '_');
+	us = us != NULL ? us + 1 : col->name;
+	if (n == 0 || is_unit_word(us, strlen(us)) ||
+	    (len == n && strcmp(col->name, u) == 0))
+		snprintf(buf, cap, "%s", col->name);
+	else
+		snprintf(buf, cap, "%s_%s", col->name, u);
+	return buf;
+}
+
+/*
+ * A UTC time as spreadsheets read it: value_format()'s ISO 8601
+ * "YYYY-MM-DDTHH:MM:SS.fffffffZ" with a space for the T, to the ms.
+ */
+static void
+spreadsheet_time(struct out_buf *cell)
+{
+	if (cell->len != 28 || cell->ptr[10] != 'T' || cell->ptr[27] != 'Z')
+		return;
+	cell->ptr[10] = ' ';
+	cell->len = 23;
+}
+
 static int
 csv_out_begin(struct out_writer *w, const char *name,
     const struct out_column *cols, size_t ncols, size_t index)
@@ -69,9 +126,13 @@ csv_out_begin(struct out_writer *w, const char *name,
 	c->line.len = 0;
 	if (index > 0 && out_buf_add(&c->line, "\r\n", 2) == -1)
 		return -1;
-	for (i = 0; i < ncols; i++)
-		if (add_field(c, i, cols[i].name, strlen(cols[i].name)) == -1)
+	for (i = 0; i < ncols; i++) {
+		char head[256];
+
+		out_csv_header(&cols[i], head, sizeof(head));
+		if (add_field(c, i, head, strlen(head)) == -1)
 			return -1;
+	}
 	return end_record(c);
 }
 
@@ -84,8 +145,11 @@ csv_out_row(struct out_writer *w, const struct value *cells)
 	c->line.len = 0;
 	for (i = 0; i < c->ncols; i++) {
 		c->cell.len = 0;
-		if (out_buf_add_value(&c->cell, &cells[i]) == -1 ||
-		    add_field(c, i, c->cell.ptr, c->cell.len) == -1)
+		if (out_buf_add_value(&c->cell, &cells[i]) == -1)
+			return -1;
+		if (cells[i].type == VAL_UTC)
+			spreadsheet_time(&c->cell);
+		if (add_field(c, i, c->cell.ptr, c->cell.len) == -1)
 			return -1;
 	}
 	return end_record(c);
@@ -109,7 +173,7 @@ csv_out_free(struct out_writer *w)
 }
 
 static const struct out_writer_ops csv_out_ops = {
-	csv_out_begin, csv_out_row, csv_out_end, csv_out_free
+	csv_out_begin, csv_out_row, csv_out_end, csv_out_free, NULL
 };
 
 struct out_writer *

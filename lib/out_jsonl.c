@@ -209,6 +209,90 @@ jsonl_row(struct out_writer *w, const struct value *cells)
 	return out_buf_write(&j->line, j->fp);
 }
 
+/*
+ * The length of the name of an array element "x[N]" less its "[N]", or
+ * 0 if name is not one.
+ */
+static size_t
+array_base(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n < 4 || name[n - 1] != ']')
+		return 0;
+	for (i = n - 1; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+		;
+	if (i == n - 1 || i < 2 || name[i - 1] != '[')
+		return 0;
+	return i - 1;
+}
+
+/* Appends the fields as an object; "x[0]", "x[1]", ... as an array. */
+static int
+add_fields(struct jsonl_writer *j, const struct out_field *f, size_t n)
+{
+	size_t i = 0, base, k;
+
+	if (out_buf_add(&j->line, "{", 1) == -1)
+		return -1;
+	while (i < n) {
+		if ((i > 0 && out_buf_add(&j->line, ",", 1) == -1))
+			return -1;
+		base = array_base(f[i].name);
+		/* The elements in a row that share the base, as one array. */
+		for (k = i + 1; base > 0 && k < n && array_base(f[k].name) ==
+		    base && memcmp(f[k].name, f[i].name, base) == 0; k++)
+			;
+		if (add_string(&j->line, f[i].name, base > 0 ? base :
+		    strlen(f[i].name)) == -1 ||
+		    out_buf_add(&j->line, ":", 1) == -1)
+			return -1;
+		if (base == 0) {
+			if (add_value(j, &f[i].val) == -1)
+				return -1;
+			i++;
+			continue;
+		}
+		if (out_buf_add(&j->line, "[", 1) == -1)
+			return -1;
+		for (; i < k; i++)
+			if ((i > 0 && f[i - 1].name != NULL &&
+			    array_base(f[i - 1].name) == base &&
+			    memcmp(f[i - 1].name, f[i].name, base) == 0 &&
+			    out_buf_add(&j->line, ",", 1) == -1) ||
+			    add_value(j, &f[i].val) == -1)
+				return -1;
+		if (out_buf_add(&j->line, "]", 1) == -1)
+			return -1;
+	}
+	return out_buf_add(&j->line, "}", 1);
+}
+
+static int
+jsonl_row_record(struct out_writer *w, const struct value *cells,
+    const struct out_field *fields, size_t nfields)
+{
+	struct jsonl_writer *j = (struct jsonl_writer *)w;
+	const char *key = j->keys.ptr;
+	size_t i;
+
+	j->line.len = 0;
+	if (out_buf_add(&j->line, "{", 1) == -1)
+		return -1;
+	for (i = 0; i < j->ncols; i++) {
+		if ((i > 0 && out_buf_add(&j->line, ",", 1) == -1) ||
+		    out_buf_add_str(&j->line, key) == -1)
+			return -1;
+		if (i + 1 == j->ncols ? add_fields(j, fields, nfields) == -1 :
+		    add_value(j, &cells[i]) == -1)
+			return -1;
+		key += strlen(key) + 1;
+	}
+	if (out_buf_add(&j->line, "}\n", 2) == -1)
+		return -1;
+	return out_buf_write(&j->line, j->fp);
+}
+
 static int
 jsonl_end(struct out_writer *w)
 {
@@ -228,7 +312,7 @@ jsonl_free(struct out_writer *w)
 }
 
 static const struct out_writer_ops jsonl_ops = {
-	jsonl_begin, jsonl_row, jsonl_end, jsonl_free
+	jsonl_begin, jsonl_row, jsonl_end, jsonl_free, jsonl_row_record
 };
 
 struct out_writer *

@@ -292,6 +292,44 @@ text_row(struct out_writer *w, const struct value *cells)
 	return 0;
 }
 
+/*
+ * A table of one row (sysconfig) as "name (unit)  value" lines, the
+ * values lined up: read down, not across a line wider than a terminal.
+ */
+static int
+release_one_row(struct text_writer *t)
+{
+	const char *head = t->head.ptr, *cell = t->held.ptr;
+	size_t i, w, widest = 0;
+
+	for (i = 0; i < t->ncols; i++, head += strlen(head) + 1)
+		if ((w = width_of(head)) > widest)
+			widest = w;
+	head = t->head.ptr;
+	for (i = 0; i < t->ncols; i++) {
+		t->row.len = 0;
+		if (out_buf_add_str(&t->row, head) == -1)
+			return -1;
+		if (cell[0] != '\0') {
+			w = width_of(head);
+			if (out_buf_reserve(&t->row, widest - w + 2) == -1)
+				return -1;
+			memset(t->row.ptr + t->row.len, ' ', widest - w + 2);
+			t->row.len += widest - w + 2;
+			if (out_buf_add_str(&t->row, cell) == -1)
+				return -1;
+		}
+		if (out_buf_add(&t->row, "\n", 1) == -1 ||
+		    out_buf_write(&t->row, t->fp) == -1)
+			return -1;
+		head += strlen(head) + 1;
+		cell += strlen(cell) + 1;
+	}
+	t->held.len = 0;
+	t->nheld = 0;
+	return 0;
+}
+
 static int
 text_end(struct out_writer *w)
 {
@@ -299,6 +337,8 @@ text_end(struct out_writer *w)
 
 	if (t->streaming)
 		return 0;
+	if (t->nheld == 1 && t->ncols > 1)
+		return release_one_row(t);
 	return release(t);
 }
 
@@ -317,7 +357,7 @@ text_free(struct out_writer *w)
 }
 
 static const struct out_writer_ops text_ops = {
-	text_begin, text_row, text_end, text_free
+	text_begin, text_row, text_end, text_free, NULL
 };
 
 struct out_writer *

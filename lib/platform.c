@@ -15,14 +15,22 @@
 #ifdef _WIN32
 #include <fcntl.h>
 #include <io.h>
+#include <sys/stat.h>
 #include <windows.h>
 #else
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #endif
+
+int
+platform_same_file(const struct file_id *a, const struct file_id *b)
+{
+	return a->regular && b->regular && a->dev == b->dev && a->ino == b->ino;
+}
 
 FILE *
 platform_spool(FILE *in)
@@ -154,6 +162,88 @@ platform_is_terminal(FILE *fp)
 {
 	return _isatty(_fileno(fp));
 }
+
+int
+platform_file_id(const char *path, FILE *fp, struct file_id *id)
+{
+	BY_HANDLE_FILE_INFORMATION info;
+	HANDLE h;
+	int ok;
+
+	memset(id, 0, sizeof(*id));
+	if (path != NULL)
+		h = CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE |
+		    FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+		    FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	else
+		h = (HANDLE)_get_osfhandle(_fileno(fp));
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = ENOENT;
+		return -1;
+	}
+	ok = GetFileType(h) == FILE_TYPE_DISK &&
+	    GetFileInformationByHandle(h, &info);
+	if (ok) {
+		id->dev = info.dwVolumeSerialNumber;
+		id->ino = (unsigned long long)info.nFileIndexHigh << 32 |
+		    info.nFileIndexLow;
+		id->regular = !(info.dwFileAttributes &
+		    FILE_ATTRIBUTE_DIRECTORY);
+	}
+	if (path != NULL)
+		CloseHandle(h);
+	return 0;
+}
+
+FILE *
+platform_temp_beside(const char *path, char **tmp)
+{
+	size_t len = strlen(path) + 16;
+	char *name = malloc(len);
+	unsigned n;
+	int fd = -1;
+	FILE *fp;
+
+	if (name == NULL)
+		return NULL;
+	for (n = 0; n < 100 && fd < 0; n++) {
+		snprintf(name, len, "%s.%lu-%u.tmp", path,
+		    (unsigned long)GetCurrentProcessId(), n);
+		fd = _open(name, _O_CREAT | _O_EXCL | _O_WRONLY | _O_BINARY,
+		    _S_IREAD | _S_IWRITE);
+	}
+	if (fd < 0 || (fp = _fdopen(fd, "wb")) == NULL) {
+		if (fd >= 0) {
+			_close(fd);
+			remove(name);
+		}
+		free(name);
+		return NULL;
+	}
+	*tmp = name;
+	return fp;
+}
+
+int
+platform_replace(const char *tmp, const char *path)
+{
+	if (MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING))
+		return 0;
+	errno = EACCES;
+	return -1;
+}
+
+unsigned long long
+platform_now_ns(void)
+{
+	LARGE_INTEGER f, c;
+
+	QueryPerformanceFrequency(&f);
+	QueryPerformanceCounter(&c);
+	return (unsigned long long)(c.QuadPart / f.QuadPart) * 1000000000ULL +
+	    (unsigned long long)(c.QuadPart % f.QuadPart) * 1000000000ULL /
+	    (unsigned long long)f.QuadPart;
+}
 #else
 /* Maps a regular file; the descriptor stays open for the caller. */
 static int
@@ -262,5 +352,74 @@ int
 platform_is_terminal(FILE *fp)
 {
 	return isatty(fileno(fp));
+}
+
+int
+platform_file_id(const char *path, FILE *fp, struct file_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if ((path != NULL ? stat(path, &st) : fstat(fileno(fp), &st)) != 0)
+		return -1;
+	id->dev = (unsigned long long)st.st_dev;
+	id->ino = (unsigned long long)st.st_ino;
+	id->regular = S_ISREG(st.st_mode);
+	return 0;
+}
+
+FILE *
+platform_temp_beside(const char *path, char **tmp)
+{
+	size_t len = strlen(path) + sizeof(".XXXXXX");
+	char *name = malloc(len);
+	struct stat st;
+	mode_t mask, mode;
+	FILE *fp;
+	int fd;
+
+	if (name == NULL)
+		return NULL;
+	snprintf(name, len, "%s.XXXXXX", path);
+	if ((fd = mkstemp(name)) < 0) {
+		free(name);
+		return NULL;
+	}
+	/*
+	 * mkstemp() makes it 0600: give it the mode of the file it will
+	 * replace, or the 0666 less the umask of a new one.
+	 */
+	mask = umask(0);
+	umask(mask);
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	else
+		mode = 0666 & ~mask;
+	if (fchmod(fd, mode) != 0 ||
+	    (fp = fdopen(fd, "wb")) == NULL) {
+		close(fd);
+		unlink(name);
+		free(name);
+		return NULL;
+	}
+	*tmp = name;
+	return fp;
+}
+
+int
+platform_replace(const char *tmp, const char *path)
+{
+	return rename(tmp, path);
+}
+
+unsigned long long
+platform_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (unsigned long long)ts.tv_sec * 1000000000ULL +
+	    (unsigned long long)ts.tv_nsec;
 }
 #endif

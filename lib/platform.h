@@ -45,4 +45,42 @@ void platform_binary_mode(FILE *fp);
 /* Whether fp is a terminal. */
 int platform_is_terminal(FILE *fp);
 
+/*
+ * The identity of a file, to tell whether two names (or a name and an
+ * open stream) are one file: device and inode on POSIX, volume serial
+ * number and file index on Windows.  `regular` is 0 for a pipe, a
+ * terminal or a device, which are never the same file as anything.
+ */
+struct file_id {
+	unsigned long long dev, ino;
+	int regular;
+};
+
+/*
+ * Fills *id for `path`, or for the open stream `fp` when path is NULL.
+ * @return : 0, or -1 with errno set (the file does not exist, ...).
+ */
+int platform_file_id(const char *path, FILE *fp, struct file_id *id);
+
+/* Whether two identities name one regular file. */
+int platform_same_file(const struct file_id *a, const struct file_id *b);
+
+/*
+ * Creates a new empty file beside `path` (same directory, so that
+ * platform_replace() is a rename) with a name made from path's, opened
+ * for writing in binary mode, with the permissions of the file at path
+ * if there is one (POSIX), else those a new file gets.
+ * *tmp gets its name (malloc'd).  @return : the file, or NULL with errno.
+ */
+FILE *platform_temp_beside(const char *path, char **tmp);
+
+/*
+ * Puts `tmp` in the place of `path` in one step, replacing a file there.
+ * @return : 0, or -1 with errno set.
+ */
+int platform_replace(const char *tmp, const char *path);
+
+/* A monotonic clock in nanoseconds, for rates; its zero is arbitrary. */
+unsigned long long platform_now_ns(void);
+
 #endif

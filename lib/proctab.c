@@ -40,6 +40,10 @@ const struct stream_column proctab_columns[PROCTAB_NCOLS] = {
 	[PT_THREADS] = { "threads", VAL_U64, "" },
 	[PT_SAMPLES] = { "samples", VAL_U64, "" },
 	[PT_CPU_MS] = { "cpu_ms", VAL_F64, "ms" },
+	[PT_END_STATE] = { "end_state", VAL_STR, "" },
+	[PT_LAST_SEEN] = { "last_seen", VAL_NS, "s" },
+	[PT_TRACE_END] = { "trace_end", VAL_NS, "s" },
+	[PT_CRATE] = { "crate", VAL_STR, "" },
 	[PT_CMDLINE] = { "cmdline", VAL_STR, "" },
 };
 
@@ -52,6 +56,8 @@ struct proctab {
 	uint64_t section;
 	uint64_t trace_utc;		/* its start; 0 if not known */
 	uint64_t interval_ns;
+	int64_t end_ns;			/* its end: the header's or last event */
+	struct buf ends;		/* int64_t: the end of each section */
 	struct idmap of_def;		/* process definition -> index */
 	struct idmap undefined;		/* pid without definition -> index */
 	struct idmap interval_classes;	/* classes that set the interval */
@@ -65,8 +71,10 @@ proctab_new(void)
 {
 	struct proctab *pt = calloc(1, sizeof(*pt));
 
-	if (pt != NULL)
+	if (pt != NULL) {
 		pt->interval_ns = DEFAULT_INTERVAL_NS;
+		pt->end_ns = INT64_MIN;
+	}
 	return pt;
 }
 
@@ -76,6 +84,7 @@ proctab_free(struct proctab *pt)
 	if (pt == NULL)
 		return;
 	buf_release(&pt->procs);
+	buf_release(&pt->ends);
 	intern_release(&pt->strings);
 	intern_release(&pt->keys);
 	idmap_release(&pt->of_def);
@@ -158,7 +167,8 @@ find_entry(struct proctab *pt, uint32_t pid, const char *image,
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->image = image_id;
-	p->start_ns = p->end_ns = PROCTAB_NO_TIME;
+	p->start_ns = p->end_ns = p->last_ns = PROCTAB_NO_TIME;
+	p->trace_end_ns = PROCTAB_NO_TIME;
 	p->start_key = start_key;
 	p->end_key = NO_END_KEY;
 	pt->procs.len += sizeof(*p);
@@ -259,6 +269,20 @@ field_u64(const struct stream_event *ev, const char *name, uint64_t def)
 	return v->v.u;
 }
 
+/*
+ * The process was there at ns: the last time seen moves on.  Times of
+ * two sections do not compare, so a later section's sightings replace
+ * an earlier one's, as a later table's row does when merging.
+ */
+static void
+seen(struct proctab *pt, struct proc *p, int64_t ns)
+{
+	if (p->end_section != pt->section || p->last_ns == PROCTAB_NO_TIME ||
+	    ns > p->last_ns)
+		p->last_ns = ns;
+	p->end_section = pt->section;
+}
+
 static int
 on_process_event(struct proctab *pt, const struct stream_reader *r,
     const struct stream_event *ev)
@@ -271,6 +295,12 @@ on_process_event(struct proctab *pt, const struct stream_reader *r,
 		return -1;
 	p = entry(pt, i);
 	p->listed = 1;
+	seen(pt, p, ev->h.ts);
+	/* In the rundown at the trace's end: it outlived the trace. */
+	if (ev->h.op == EVOP_DCEND && p->fate == FATE_UNKNOWN)
+		p->fate = FATE_RUNNING;
+	if (ev->h.op == EVOP_END || ev->h.op == EVOP_DEFUNCT)
+		p->fate = FATE_EXITED;
 	if (ev->h.op == EVOP_END) {
 		p->end_ns = ev->h.ts;
 		p->end_key = time_key(pt, ev->h.ts);
@@ -296,6 +326,7 @@ on_sample(struct proctab *pt, const struct stream_reader *r,
 		return -1;
 	p = entry(pt, i);
 	p->listed = 1;
+	seen(pt, p, ev->h.ts);
 	p->samples++;
 	p->cpu_ns += pt->interval_ns;
 	return 0;
@@ -320,8 +351,10 @@ list_process(struct proctab *pt, const struct stream_reader *r,
 	    ev->h.pid);
 	uint32_t i;
 
-	if (def != NULL && idmap_get(&pt->of_def, def->id, &i))
+	if (def != NULL && idmap_get(&pt->of_def, def->id, &i)) {
 		entry(pt, i)->listed = 1;
+		seen(pt, entry(pt, i), ev->h.ts);
+	}
 }
 
 static int
@@ -330,6 +363,8 @@ on_event(struct proctab *pt, const struct stream_reader *r,
 {
 	uint32_t yes;
 
+	if (ev->h.ts > pt->end_ns)
+		pt->end_ns = ev->h.ts;
 	switch (ev->h.kind) {
 	case EV_PROCESS:
 		return on_process_event(pt, r, ev);
@@ -355,9 +390,24 @@ on_class(struct proctab *pt, const struct stream_class *c)
 	return idmap_put(&pt->interval_classes, c->id, 1);
 }
 
+/* The end of a section's trace; INT64_MIN if it is not known. */
+static int64_t
+section_end(const struct proctab *pt, uint64_t section)
+{
+	if (section == pt->section)
+		return pt->end_ns;
+	if (section == 0 || section > pt->ends.len / sizeof(int64_t))
+		return INT64_MIN;
+	return ((const int64_t *)pt->ends.data)[section - 1];
+}
+
 static void
 new_section(struct proctab *pt)
 {
+	/* Sections are numbered from 1: ends[] holds them from 0. */
+	if (pt->section > 0)
+		buf_put(&pt->ends, &pt->end_ns, sizeof(pt->end_ns));
+	pt->end_ns = INT64_MIN;
 	pt->section++;
 	pt->trace_utc = 0;
 	pt->interval_ns = DEFAULT_INTERVAL_NS;
@@ -376,9 +426,17 @@ proctab_record(struct proctab *pt, const struct stream_reader *r,
 	switch (rec->type) {
 	case REC_HEADER:
 		new_section(pt);
-		return 0;
+		return pt->ends.oom ? -1 : 0;
 	case REC_TRACE:
 		pt->trace_utc = rec->u.trace.start_utc;
+		if (rec->u.trace.start_utc != 0 &&
+		    rec->u.trace.end_utc > rec->u.trace.start_utc &&
+		    rec->u.trace.end_utc - rec->u.trace.start_utc <
+		    INT64_MAX / 100 &&
+		    (int64_t)(rec->u.trace.end_utc -
+		    rec->u.trace.start_utc) * 100 > pt->end_ns)
+			pt->end_ns = (int64_t)(rec->u.trace.end_utc -
+			    rec->u.trace.start_utc) * 100;
 		if (rec->u.trace.sample_interval_100ns != 0)
 			pt->interval_ns = rec->u.trace.sample_interval_100ns *
 			    (uint64_t)100;
@@ -469,6 +527,20 @@ merge_times(const struct proctab *pt, struct proc *p,
 	if (!p->has_exit && (v = cell(pt, row, PT_EXIT)) != NULL) {
 		p->exit_status = v->v.i;
 		p->has_exit = 1;
+	}
+	if ((v = cell(pt, row, PT_END_STATE)) != NULL) {
+		if (v->v.s.len == 6 && memcmp(v->v.s.ptr, "exited", 6) == 0)
+			p->fate = FATE_EXITED;
+		else if (v->v.s.len == 7 &&
+		    memcmp(v->v.s.ptr, "running", 7) == 0 &&
+		    p->fate == FATE_UNKNOWN)
+			p->fate = FATE_RUNNING;
+	}
+	if ((v = cell(pt, row, PT_LAST_SEEN)) != NULL) {
+		p->last_ns = v->v.i;
+		p->end_section = 0;
+		p->trace_end_ns = (v = cell(pt, row, PT_TRACE_END)) != NULL ?
+		    v->v.i : PROCTAB_NO_TIME;
 	}
 }
 
@@ -715,6 +787,67 @@ out:
 	return order;
 }
 
+/* end_state and last_seen. */
+static void
+fate_cells(const struct proctab *pt, const struct proc *p,
+    struct value cells[PROCTAB_NCOLS])
+{
+	static const char *const names[] = {
+		[FATE_UNKNOWN] = "unknown", [FATE_EXITED] = "exited",
+		[FATE_RUNNING] = "running",
+	};
+	int64_t last = p->last_ns, end = p->end_section != 0 ?
+	    section_end(pt, p->end_section) : p->trace_end_ns;
+
+	if (end == INT64_MIN)
+		end = PROCTAB_NO_TIME;
+	if (end != PROCTAB_NO_TIME)
+		cells[PT_TRACE_END] = (struct value){ .type = VAL_NS,
+		    .v.i = end };
+	if (p->fate == FATE_EXITED && p->end_ns != PROCTAB_NO_TIME)
+		last = p->end_ns;
+	else if (p->fate == FATE_RUNNING && end != PROCTAB_NO_TIME &&
+	    (last == PROCTAB_NO_TIME || end > last))
+		last = end;
+	cells[PT_END_STATE] = (struct value){ .type = VAL_STR,
+	    .v.s = { names[p->fate], strlen(names[p->fate]) } };
+	if (last != PROCTAB_NO_TIME)
+		cells[PT_LAST_SEEN] = (struct value){ .type = VAL_NS,
+		    .v.i = last };
+}
+
+const char *
+proctab_crate(const char *cmdline, size_t len, size_t *n)
+{
+	static const char opt[] = "--crate-name";
+	size_t k = sizeof(opt) - 1, i, j;
+
+	for (i = 0; i + k < len; i++) {
+		if (memcmp(cmdline + i, opt, k) != 0 ||
+		    (i > 0 && cmdline[i - 1] != ' ' && cmdline[i - 1] != '"'))
+			continue;
+		j = i + k;
+		if (cmdline[j] != ' ' && cmdline[j] != '=' &&
+		    cmdline[j] != '"')
+			continue;
+		/* The value: after spaces, an = or quotes, to a space. */
+		while (j < len && (cmdline[j] == ' ' || cmdline[j] == '"'))
+			j++;
+		if (j < len && cmdline[j] == '=')
+			j++;
+		while (j < len && cmdline[j] == '"')
+			j++;
+		for (i = j; i < len && cmdline[i] != ' ' &&
+		    cmdline[i] != '"'; i++)
+			;
+		if (i == j)
+			return NULL;
+		*n = i - j;
+		return cmdline + j;
+	}
+	return NULL;
+}
+
 void
 proctab_cells(const struct proctab *pt, uint32_t index,
     struct value cells[PROCTAB_NCOLS])
@@ -754,27 +887,34 @@ proctab_cells(const struct proctab *pt, uint32_t index,
 	    .v.u = p->samples };
 	cells[PT_CPU_MS] = (struct value){ .type = VAL_F64,
 	    .v.f = (double)p->cpu_ns / 1e6 };
+	fate_cells(pt, p, cells);
 	s = p->cmdline != 0 ? proctab_str(pt, p->cmdline, &len) : "";
+	if (p->cmdline == 0)
+		len = 0;
 	cells[PT_CMDLINE] = (struct value){ .type = VAL_STR,
-	    .v.s = { s, p->cmdline != 0 ? len : 0 } };
+	    .v.s = { s, len } };
+	if ((s = proctab_crate(s, len, &len)) != NULL)
+		cells[PT_CRATE] = (struct value){ .type = VAL_STR,
+		    .v.s = { s, len } };
 }
 
 /* ---- the views over the table alone ---- */
+
+const struct option proctab_view_options[] = {
+	{ "merge", no_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int
 proctab_view_init(struct proctab_view *pv, const char *table, int argc,
     char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "merge", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch;
 
 	memset(pv, 0, sizeof(*pv));
 	pv->table = table;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+", proctab_view_options, NULL)) != -1) {
 		if (ch != 'm')
 			return 1;
 		pv->merge = 1;

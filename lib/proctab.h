@@ -34,6 +34,7 @@
 #ifndef PROCTAB_H
 #define PROCTAB_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,16 @@ struct proc {
 	uint64_t samples;
 	uint64_t cpu_ns;
 	uint32_t image, cmdline;	/* ids for proctab_str() */
+	/*
+	 * How its life ends in the trace: ended (an end event), running at
+	 * the trace's end (in the end rundown), or not known; last_ns is
+	 * the last time the trace saw it (its end, the trace's end, or its
+	 * last event), end_section the section it was last seen in.
+	 */
+	enum proc_fate { FATE_UNKNOWN, FATE_EXITED, FATE_RUNNING } fate;
+	int64_t last_ns;
+	uint64_t end_section;
+	int64_t trace_end_ns;		/* from a merged row; else NO_TIME */
 	int listed;			/* an event or row names it */
 	/* The threads seen in the section that added the last of them. */
 	uint64_t section, section_threads;
@@ -95,6 +106,12 @@ uint64_t proctab_interval_ns(const struct proctab *pt);
 
 uint32_t proctab_count(const struct proctab *pt);
 const struct proc *proctab_get(const struct proctab *pt, uint32_t index);
+/*
+ * The crate a command line compiles: the value of --crate-name (or
+ * --crate-name=), as rustc takes it; NULL if it has none.
+ */
+const char *proctab_crate(const char *cmdline, size_t len, size_t *n);
+
 /* A string of an entry; *len gets its length. */
 const char *proctab_str(const struct proctab *pt, uint32_t id, size_t *len);
 
@@ -127,6 +144,9 @@ struct proctab_view {
 	int merge;
 };
 
+/* Their options, for view_ops.options. */
+extern const struct option proctab_view_options[];
+
 /*
  * Parses the view's arguments as view_ops.create() does and makes the
  * table.  @return : 0, -1 if out of memory (errno ENOMEM), or 1 on a
@@ -139,11 +159,18 @@ int proctab_view_record(struct proctab_view *pv,
     const struct stream_reader *r, const struct stream_record *rec);
 void proctab_view_release(struct proctab_view *pv);
 
-/* The columns of the processes table, and a row of it for an entry. */
+/*
+ * The columns of the processes table, and a row of it for an entry.
+ * end_state is "exited", "running" (at the end of the trace) or
+ * "unknown"; last_seen the end, the trace's end or the last event;
+ * trace_end the end of the trace it was seen in (so that a timeline of
+ * a few processes still spans the trace); crate the --crate-name of a
+ * rustc command line.
+ */
 enum proctab_col {
 	PT_PID, PT_PPID, PT_IMAGE, PT_START_UTC, PT_START, PT_END_UTC, PT_END,
-	PT_DURATION, PT_EXIT, PT_THREADS, PT_SAMPLES, PT_CPU_MS, PT_CMDLINE,
-	PROCTAB_NCOLS
+	PT_DURATION, PT_EXIT, PT_THREADS, PT_SAMPLES, PT_CPU_MS, PT_END_STATE,
+	PT_LAST_SEEN, PT_TRACE_END, PT_CRATE, PT_CMDLINE, PROCTAB_NCOLS
 };
 extern const struct stream_column proctab_columns[PROCTAB_NCOLS];
 void proctab_cells(const struct proctab *pt, uint32_t index,

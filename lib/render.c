@@ -3,6 +3,8 @@
  */
 #include <string.h>
 
+#include "loss.h"
+#include "markup.h"
 #include "render.h"
 
 static const struct render_format formats[] = {
@@ -38,4 +40,25 @@ render_list(FILE *fp)
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		fprintf(fp, "  %-8s %s\n", formats[i].name, formats[i].summary);
+}
+
+int
+render_loss_note(FILE *fp, const struct render_options *opt, int markup,
+    const char *before, const char *after)
+{
+	static const char lead[] = "computed from lossy input: ";
+	char text[512];
+	size_t len;
+
+	if (opt->loss == NULL || !loss_any(opt->loss))
+		return 0;
+	len = loss_format(opt->loss, text, sizeof(text));
+	fputs(before, fp);
+	fputs(lead, fp);
+	if (markup)
+		markup_text(fp, text, len);
+	else
+		fwrite(text, 1, len, fp);
+	fputs(after, fp);
+	return 1;
 }

@@ -1,11 +1,13 @@
 /*
  * render_html.c - "etlreport -f html": the process tree as a timeline, as
  * WPA's "rustc Build Process Tree" draws it, from the "tree" tables of
- * etlagg tree: a row a process in tree order, its label (image and pid)
- * indented by depth, and a bar from its start to its end on a common
- * time axis; the tooltip holds the command line, times, exit status and
- * CPU.  A process there before the trace starts at the left edge with a
- * dashed edge, one still running at the end likewise ends at the right.
+ * etlagg tree: a row a process in tree order, its label (image, crate of
+ * a rustc, pid) indented by depth, and a bar from its start to its end on
+ * a time axis from the trace's start to its end; the tooltip holds the
+ * command line, times, exit status and CPU.  A process there before the
+ * trace starts at the left edge with a dashed edge, one still running at
+ * the end likewise ends at the right edge; one whose end is not known
+ * ends where it was last seen, with a dotted tail to the right edge.
  * Clicking a row folds its children; a box filters rows by regular
  * expression.  --max-depth shows that many levels; --min-percent leaves
  * out the processes that lived less than that share of the time shown,
@@ -30,7 +32,8 @@
 
 enum tcol {
 	T_DEPTH, T_PID, T_PPID, T_IMAGE, T_START, T_END, T_EXIT, T_THREADS,
-	T_SAMPLES, T_CPU_MS, T_CMDLINE, T_NCOLS
+	T_SAMPLES, T_CPU_MS, T_END_STATE, T_LAST_SEEN, T_TRACE_END, T_CRATE,
+	T_CMDLINE, T_NCOLS
 };
 
 static const struct {
@@ -44,16 +47,24 @@ static const struct {
 	[T_THREADS] = { "threads", VAL_U64 },
 	[T_SAMPLES] = { "samples", VAL_U64 },
 	[T_CPU_MS] = { "cpu_ms", VAL_F64 },
+	[T_END_STATE] = { "end_state", VAL_STR },
+	[T_LAST_SEEN] = { "last_seen", VAL_NS },
+	[T_TRACE_END] = { "trace_end", VAL_NS },
+	[T_CRATE] = { "crate", VAL_STR },
 	[T_CMDLINE] = { "cmdline", VAL_STR },
 };
+
+/* How a process's bar ends: at its end, the trace's end, or unknown. */
+enum fate { ENDS_UNKNOWN, ENDS_EXITED, ENDS_RUNNING };
 
 /* One process of a tree table; the strings are in texts. */
 struct proc_row {
 	uint64_t depth, pid, ppid, threads, samples;
-	int64_t start, end, exit_status;
-	int has_start, has_end, has_exit;
+	int64_t start, end, last, trace_end, exit_status;
+	int has_start, has_end, has_last, has_trace_end, has_exit;
+	enum fate fate;
 	double cpu_ms;
-	size_t image, image_len, cmdline, cmdline_len;
+	size_t image, image_len, cmdline, cmdline_len, crate, crate_len;
 	int keep;
 };
 
@@ -133,6 +144,24 @@ keep_text(struct render *rd, const struct stream_row *row, enum tcol k,
 		buf_put(&rd->texts, v->v.s.ptr, v->v.s.len);
 }
 
+/*
+ * From end_state; a table without it (made before it was) has an end
+ * or ran to the end, as it then drew it.
+ */
+static enum fate
+fate_of(const struct render *rd, const struct stream_row *row, int has_end)
+{
+	const struct value *v = cell(rd, row, T_END_STATE);
+
+	if (v == NULL)
+		return has_end ? ENDS_EXITED : ENDS_RUNNING;
+	if (v->v.s.len == 6 && memcmp(v->v.s.ptr, "exited", 6) == 0)
+		return ENDS_EXITED;
+	if (v->v.s.len == 7 && memcmp(v->v.s.ptr, "running", 7) == 0)
+		return ENDS_RUNNING;
+	return ENDS_UNKNOWN;
+}
+
 static int
 add_row(struct render *rd, const struct stream_row *row)
 {
@@ -159,7 +188,17 @@ add_row(struct render *rd, const struct stream_row *row)
 	}
 	if ((v = cell(rd, row, T_CPU_MS)) != NULL)
 		p.cpu_ms = v->v.f;
+	if ((v = cell(rd, row, T_LAST_SEEN)) != NULL) {
+		p.last = v->v.i;
+		p.has_last = 1;
+	}
+	if ((v = cell(rd, row, T_TRACE_END)) != NULL) {
+		p.trace_end = v->v.i;
+		p.has_trace_end = 1;
+	}
+	p.fate = fate_of(rd, row, p.has_end);
 	keep_text(rd, row, T_IMAGE, &p.image, &p.image_len);
+	keep_text(rd, row, T_CRATE, &p.crate, &p.crate_len);
 	keep_text(rd, row, T_CMDLINE, &p.cmdline, &p.cmdline_len);
 	buf_put(&rd->rows, &p, sizeof(p));
 	return rd->rows.oom || rd->texts.oom ? -1 : 0;
@@ -201,7 +240,10 @@ rows(const struct render *rd, size_t *n)
 	return (struct proc_row *)rd->rows.data;
 }
 
-/* The time the axis shows: 0 (the trace start) to the last start or end. */
+/*
+ * The time the axis shows: 0 (the trace start) to the trace's end, as
+ * the rows give it (trace_end), else the last start, end or sighting.
+ */
 static void
 span(const struct render *rd, int64_t *t0, int64_t *t1)
 {
@@ -217,9 +259,30 @@ span(const struct render *rd, int64_t *t0, int64_t *t1)
 			*t1 = p[i].start;
 		if (p[i].has_end && p[i].end > *t1)
 			*t1 = p[i].end;
+		if (p[i].has_last && p[i].last > *t1)
+			*t1 = p[i].last;
+		if (p[i].has_trace_end && p[i].trace_end > *t1)
+			*t1 = p[i].trace_end;
 	}
 	if (*t1 <= *t0)
 		*t1 = *t0 + 1000000000;
+}
+
+/*
+ * Where a bar ends: at the process's end, at the trace's end t1 if it
+ * was running then, else where it was last seen (a tail to t1 says the
+ * rest is not known).
+ */
+static int64_t
+bar_end(const struct proc_row *p, int64_t t0, int64_t t1)
+{
+	if (p->fate == ENDS_EXITED && p->has_end)
+		return p->end;
+	if (p->fate == ENDS_RUNNING)
+		return t1;
+	if (p->has_last)
+		return p->last;
+	return p->has_start ? p->start : t0;
 }
 
 /*
@@ -244,7 +307,7 @@ choose(struct render *rd, int64_t t0, int64_t t1, size_t *left_out)
 	*left_out = 0;
 	for (i = n; i-- > 0;) {
 		int64_t a = p[i].has_start ? p[i].start : t0;
-		int64_t b = p[i].has_end ? p[i].end : t1;
+		int64_t b = bar_end(&p[i], t0, t1);
 		int kids = 0;
 
 		for (d = p[i].depth + 1; d <= maxd; d++) {
@@ -282,6 +345,8 @@ static const char style[] =
 ".bar.before { border-left: 2px dashed #333; }\n"
 ".bar.after { border-right: 2px dashed #333; }\n"
 ".bar.failed { outline: 1px solid #c00; }\n"
+".tail { position: absolute; top: 8px; height: 0;"
+" border-top: 1px dotted #888; }\n"
 "#axis .track { height: 20px; border-bottom: 1px solid #999; }\n"
 ".tick { position: absolute; bottom: 2px; font-size: 10px; color: #444;"
 " border-left: 1px solid #999; padding-left: 2px; white-space: nowrap; }\n";
@@ -330,6 +395,10 @@ write_tooltip(const struct render *rd, const struct proc_row *p)
 	const char *texts = (const char *)rd->texts.data;
 
 	markup_text(fp, texts + p->image, p->image_len);
+	if (p->crate_len > 0) {
+		fputs(" crate ", fp);
+		markup_text(fp, texts + p->crate, p->crate_len);
+	}
 	fprintf(fp, " (pid %" PRIu64 ", parent %" PRIu64 ")&#10;", p->pid,
 	    p->ppid);
 	markup_text(fp, texts + p->cmdline, p->cmdline_len);
@@ -341,8 +410,16 @@ write_tooltip(const struct render *rd, const struct proc_row *p)
 	fputs(", end: ", fp);
 	if (p->has_end)
 		put_seconds(fp, p->end);
+	else if (p->fate == ENDS_RUNNING)
+		fputs("after the trace (running at its end)", fp);
+	else if (p->fate == ENDS_EXITED)
+		fputs("not known (it had exited by the end)", fp);
 	else
-		fputs("after the trace", fp);
+		fputs("not known", fp);
+	if (!p->has_end && p->has_last) {
+		fputs(", last seen: ", fp);
+		put_seconds(fp, p->last);
+	}
 	if (p->has_start && p->has_end) {
 		fputs(", duration: ", fp);
 		put_seconds(fp, p->end - p->start);
@@ -360,9 +437,11 @@ write_row(const struct render *rd, const struct proc_row *p, int64_t t0,
 {
 	const char *image = (const char *)rd->texts.data + p->image;
 	int64_t a = p->has_start ? p->start : t0;
-	int64_t b = p->has_end ? p->end : t1;
+	int64_t b = bar_end(p, t0, t1);
 	double span_ns = (double)(t1 - t0);
 	char color[24];
+	int open_end = p->fate == ENDS_RUNNING ||
+	    (p->fate == ENDS_EXITED && !p->has_end);
 
 	markup_color(image, p->image_len, color);
 	fprintf(rd->fp, "<div class=\"row\" data-depth=\"%" PRIu64 "\" "
@@ -371,13 +450,25 @@ write_row(const struct render *rd, const struct proc_row *p, int64_t t0,
 	fprintf(rd->fp, "\"><div class=\"label\" style=\"padding-left:%"
 	    PRIu64 "px\">", p->depth * INDENT_PX);
 	markup_text(rd->fp, image, p->image_len);
+	if (p->crate_len > 0) {
+		fputs(" <b>", rd->fp);
+		markup_text(rd->fp, (const char *)rd->texts.data + p->crate,
+		    p->crate_len);
+		fputs("</b>", rd->fp);
+	}
 	fprintf(rd->fp, " (%" PRIu64 ")</div><div class=\"track\">"
 	    "<div class=\"bar%s%s%s\" style=\"left:%.4f%%;width:%.4f%%;"
-	    "background:%s\"></div></div></div>\n", p->pid,
-	    p->has_start ? "" : " before", p->has_end ? "" : " after",
+	    "background:%s\"></div>", p->pid,
+	    p->has_start ? "" : " before", open_end ? " after" : "",
 	    p->has_exit && p->exit_status != 0 ? " failed" : "",
 	    100.0 * (double)(a - t0) / span_ns,
 	    100.0 * (double)(b - a) / span_ns, color);
+	/* Its end is not known: a faint tail from where it was last seen. */
+	if (p->fate == ENDS_UNKNOWN && b < t1)
+		fprintf(rd->fp, "<div class=\"tail\" style=\"left:%.4f%%;"
+		    "width:%.4f%%\"></div>", 100.0 * (double)(b - t0) /
+		    span_ns, 100.0 * (double)(t1 - b) / span_ns);
+	fputs("</div></div>\n", rd->fp);
 }
 
 /* A step of 1, 2 or 5 times a power of ten, for about TICKS ticks. */
@@ -428,7 +519,10 @@ write_timeline(struct render *rd)
 	fprintf(rd->fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
 	    "<h1>", style);
 	markup_text(rd->fp, title, strlen(title));
-	fprintf(rd->fp, "</h1>\n<div id=\"note\">%zu processes shown, %zu "
+	fputs("</h1>\n", rd->fp);
+	render_loss_note(rd->fp, &rd->opt, 1, "<p id=\"lossy\" "
+	    "style=\"color:#b00000\">Warning: ", "</p>\n");
+	fprintf(rd->fp, "<div id=\"note\">%zu processes shown, %zu "
 	    "left out (--max-depth, --min-percent); times in seconds from "
 	    "the start of the trace; click a row to fold its children. "
 	    "<input id=\"filter\" type=\"search\" "

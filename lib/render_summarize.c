@@ -8,6 +8,11 @@
  * item is its name, a space and dots up to the longest name less one
  * (measured in bytes, as Rust's str::len() does), so that the longest
  * name gets the space alone.
+ *
+ * The --diff tables are summarize diff's box: the same rules, items
+ * without dots, every column shown; durations and counts signed, the
+ * durations with all their decimals (its SignedDuration prints as {:?}
+ * whatever precision is asked), changes as {:+.2}%.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,31 +29,38 @@ enum tab {
 
 /* The columns summarize can show, in its order, and the sizes column. */
 enum col {
-	C_ITEM, C_SELF, C_PCT, C_TIME, C_COUNT, C_HITS, C_BLOCKED, C_LOAD,
-	C_HASHING, C_BYTES, C_MAX
+	C_ITEM, C_SELF, C_PCT, C_SELF_CHANGE, C_TIME, C_TIME_CHANGE, C_COUNT,
+	C_HITS, C_BLOCKED, C_LOAD, C_HASHING, C_BYTES, C_MAX
 };
 
 /* Where each comes from in the view's tables. */
 static const char *const col_source[C_MAX] = {
-	"item", "self_ns", "self_pct", "total_ns", "count", "cache_hits",
-	"blocked_ns", "incremental_load_ns", "incremental_hashing_ns", "bytes"
+	"item", "self_ns", "self_pct", "self_change_pct", "total_ns",
+	"total_change_pct", "count", "cache_hits", "blocked_ns",
+	"incremental_load_ns", "incremental_hashing_ns", "bytes"
 };
 
-static const char *const col_title[C_MAX] = {
-	"Item", "Self time", "% of total time", "Time", "Item count",
-	"Cache hits", "Blocked time", "Incremental load time",
-	"Incremental result hashing time", "Artifact Size"
+/* The titles of summarize, [1] those of summarize diff. */
+static const char *const col_title[2][C_MAX] = {
+	{ "Item", "Self time", "% of total time", "", "Time", "", "Item count",
+	    "Cache hits", "Blocked time", "Incremental load time",
+	    "Incremental result hashing time", "Artifact Size" },
+	{ "Item", "Self Time", "", "Self Time Change", "Time", "Time Change",
+	    "Item count", "Cache hits", "Blocked time",
+	    "Incremental load time", "Incremental hashing time",
+	    "Artifact Size Change" },
 };
 
 struct hrow {
 	size_t at, len;		/* the item's shown text in held.text */
-	int64_t v[C_MAX];	/* integer columns; C_ITEM and C_PCT unused */
-	double pct;
+	int64_t v[C_MAX];	/* integer columns */
+	double f[C_MAX];	/* C_PCT and the changes */
 };
 
 /* A table held back until it is complete. */
 struct held {
 	int open;		/* its REC_TABLE came: draw it, rows or none */
+	int diff;		/* a --diff table */
 	int src[C_MAX];		/* its column of each, or -1 */
 	struct buf text;	/* the items */
 	size_t longest;		/* bytes of the longest item */
@@ -151,14 +163,22 @@ summarize_open(FILE *fp)
 	return s;
 }
 
+/* Which table `name` is; *diff says whether it is a --diff one. */
 static enum tab
-tab_of(const char *name)
+tab_of(const char *name, int *diff)
 {
-	if (strcmp(name, "queries") == 0)
+	*diff = strncmp(name, "queries_diff", 12) == 0;
+	if (*diff)
+		name += 12;
+	else if (strncmp(name, "queries", 7) == 0)
+		name += 7;
+	else
+		return T_NONE;
+	if (*name == '\0')
 		return T_QUERIES;
-	if (strcmp(name, "queries_total") == 0)
+	if (strcmp(name, "_total") == 0)
 		return T_TOTAL;
-	if (strcmp(name, "queries_artifacts") == 0)
+	if (strcmp(name, "_artifacts") == 0)
 		return T_ARTIFACTS;
 	return T_NONE;
 }
@@ -175,11 +195,12 @@ column_of(const struct stream_table *t, const char *name)
 }
 
 static void
-held_begin(struct held *h, const struct stream_table *t)
+held_begin(struct held *h, const struct stream_table *t, int diff)
 {
 	int c;
 
 	h->open = 1;
+	h->diff = diff;
 	for (c = 0; c < C_MAX; c++)
 		h->src[c] = column_of(t, col_source[c]);
 }
@@ -245,8 +266,7 @@ put_shown(struct buf *b, const char *s, size_t len)
 static int
 held_row(struct held *h, const struct stream_row *r)
 {
-	const struct value *item = cell_at(r, h->src[C_ITEM]);
-	const struct value *pct = cell_at(r, h->src[C_PCT]);
+	const struct value *item = cell_at(r, h->src[C_ITEM]), *f;
 	struct hrow *row;
 	int c;
 
@@ -265,9 +285,11 @@ held_row(struct held *h, const struct stream_row *r)
 	row->len = h->text.len - row->at;
 	if (row->len > h->longest)
 		h->longest = row->len;
-	for (c = 0; c < C_MAX; c++)
+	for (c = 0; c < C_MAX; c++) {
 		row->v[c] = cell_int(r, h->src[c]);
-	row->pct = pct != NULL && pct->type == VAL_F64 ? pct->v.f : 0.0;
+		f = cell_at(r, h->src[c]);
+		row->f[c] = f != NULL && f->type == VAL_F64 ? f->v.f : 0.0;
+	}
 	if (h->text.oom) {
 		errno = ENOMEM;
 		return -1;
@@ -300,15 +322,62 @@ put_repeat(struct buf *b, char c, size_t n)
 	}
 }
 
+/* summarize diff's {:+.2}% of a change, Rust's NaN and inf included. */
+static size_t
+change_text(char *buf, size_t cap, double pct)
+{
+	if (isnan(pct))
+		return (size_t)snprintf(buf, cap, "NaN%%");
+	if (isinf(pct))
+		return (size_t)snprintf(buf, cap, "%sinf%%", pct < 0 ? "-" : "+");
+	return (size_t)snprintf(buf, cap, "%+.2f%%", pct);
+}
+
+/* A SignedDuration's {:?}: its sign, '+' for 0 too, then all decimals. */
+static size_t
+signed_duration(char *buf, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	buf[0] = ns < 0 ? '-' : '+';
+	/* mag fits an int64_t but for INT64_MIN, which a view never sums. */
+	return 1 + summarize_duration(buf + 1, mag > INT64_MAX ? INT64_MAX :
+	    (int64_t)mag, 0);
+}
+
+/* The text of a --diff row's cell. */
+static size_t
+diff_cell_text(char *num, size_t cap, const struct hrow *row, enum col c)
+{
+	switch (c) {
+	case C_SELF_CHANGE:
+	case C_TIME_CHANGE:
+		return change_text(num, cap, row->f[c]);
+	case C_COUNT:
+	case C_HITS:
+		return (size_t)snprintf(num, cap, "%+" PRId64, row->v[c]);
+	case C_BYTES:
+		return (size_t)snprintf(num, cap, "%+" PRId64 " bytes",
+		    row->v[c]);
+	default:
+		return signed_duration(num, row->v[c]);
+	}
+}
+
 /* The text of row i's cell in column c, into s->cell. */
 static void
 cell_text(struct summarize *s, const struct box *b, size_t i, enum col c)
 {
 	const struct hrow *row = &b->h->rows[i];
-	char num[SUMMARIZE_DURATION_MAX];
+	char num[SUMMARIZE_DURATION_MAX + 2];
 	size_t n;
 
 	s->cell.len = 0;
+	if (c != C_ITEM && b->h->diff) {
+		n = diff_cell_text(num, sizeof(num), row, c);
+		buf_put(&s->cell, num, n < sizeof(num) ? n : sizeof(num) - 1);
+		return;
+	}
 	switch (c) {
 	case C_ITEM:
 		buf_put(&s->cell, b->h->text.data + row->at, row->len);
@@ -320,9 +389,9 @@ cell_text(struct summarize *s, const struct box *b, size_t i, enum col c)
 		return;
 	case C_PCT:
 		/* Rust's "NaN"; inf is spelled alike in C. */
-		n = (size_t)(isnan(row->pct) ?
+		n = (size_t)(isnan(row->f[C_PCT]) ?
 		    snprintf(num, sizeof(num), "NaN") :
-		    snprintf(num, sizeof(num), "%.3f", row->pct));
+		    snprintf(num, sizeof(num), "%.3f", row->f[C_PCT]));
 		break;
 	case C_COUNT:
 	case C_HITS:
@@ -345,9 +414,11 @@ measure(struct summarize *s, struct box *b)
 {
 	size_t i, k, w;
 
-	for (k = 0; k < b->ncols; k++)
-		b->width[k] = width_of((const unsigned char *)
-		    col_title[b->cols[k]], strlen(col_title[b->cols[k]]));
+	for (k = 0; k < b->ncols; k++) {
+		const char *t = col_title[b->h->diff][b->cols[k]];
+
+		b->width[k] = width_of((const unsigned char *)t, strlen(t));
+	}
 	for (i = 0; i < b->h->n; i++)
 		for (k = 0; k < b->ncols; k++) {
 			cell_text(s, b, i, b->cols[k]);
@@ -406,7 +477,7 @@ draw_box(struct summarize *s, struct box *b)
 		return -1;
 	buf_put(&s->line, "|", 1);
 	for (k = 0; k < b->ncols; k++) {
-		title = col_title[b->cols[k]];
+		title = col_title[b->h->diff][b->cols[k]];
 		put_cell(s, title, strlen(title), b->width[k]);
 	}
 	if (put_line(s) != 0 || put_rule(s, b) != 0)
@@ -449,6 +520,9 @@ draw_queries(struct summarize *s, int have_total, int64_t total)
 {
 	static const enum col optional[] = { C_HITS, C_BLOCKED, C_LOAD,
 	    C_HASHING };
+	static const struct box diff = { NULL, 0, { C_ITEM, C_SELF,
+	    C_SELF_CHANGE, C_TIME, C_TIME_CHANGE, C_COUNT, C_HITS, C_BLOCKED,
+	    C_LOAD, C_HASHING }, 10, { 0 } };
 	struct held *h = &s->queries;
 	struct box b = { h, 1, { C_ITEM, C_SELF, C_PCT, C_TIME, C_COUNT }, 5,
 	    { 0 } };
@@ -457,12 +531,17 @@ draw_queries(struct summarize *s, int have_total, int64_t total)
 
 	if (!h->open)
 		return 0;
-	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+	if (h->diff) {
+		b = diff;
+		b.h = h;
+	}
+	for (i = 0; !h->diff && i < sizeof(optional) / sizeof(optional[0]);
+	    i++)
 		if (any_above_zero(h, optional[i]))
 			b.cols[b.ncols++] = optional[i];
-	for (i = 0; have_total && i < h->n; i++)
-		h->rows[i].pct = (double)h->rows[i].v[C_SELF] / (double)total *
-		    100.0;
+	for (i = 0; have_total && !h->diff && i < h->n; i++)
+		h->rows[i].f[C_PCT] = (double)h->rows[i].v[C_SELF] /
+		    (double)total * 100.0;
 	rc = draw_box(s, &b);
 	held_clear(h);
 	return rc;
@@ -495,10 +574,13 @@ flush(struct summarize *s)
 static int
 total_row(struct summarize *s, const struct stream_row *r)
 {
-	char text[SUMMARIZE_DURATION_MAX];
+	char text[SUMMARIZE_DURATION_MAX + 1];
 	int64_t total = cell_int(r, s->total_col);
 
-	summarize_duration(text, total, 0);
+	if (s->queries.diff)
+		signed_duration(text, total);
+	else
+		summarize_duration(text, total, 0);
 	if (draw_queries(s, 1, total) != 0 ||
 	    fprintf(s->fp, "Total cpu time: %s\n", text) < 0)
 		return -1;
@@ -508,7 +590,8 @@ total_row(struct summarize *s, const struct stream_row *r)
 static int
 begin_table(struct summarize *s, const struct stream_table *t)
 {
-	enum tab k = tab_of(t->name);
+	int diff;
+	enum tab k = tab_of(t->name, &diff);
 
 	/* The total keeps the query table back: it is drawn with it. */
 	if (k == T_TOTAL ? draw_artifacts(s) != 0 : flush(s) != 0)
@@ -516,9 +599,9 @@ begin_table(struct summarize *s, const struct stream_table *t)
 	s->cur = k;
 	s->cur_id = t->id;
 	if (k == T_QUERIES)
-		held_begin(&s->queries, t);
+		held_begin(&s->queries, t, diff);
 	else if (k == T_ARTIFACTS)
-		held_begin(&s->artifacts, t);
+		held_begin(&s->artifacts, t, diff);
 	else if (k == T_TOTAL)
 		s->total_col = column_of(t, "total_ns");
 	return k != T_NONE;

@@ -7,9 +7,12 @@
  * durations as Rust's {:.2?}, the cache-hit, blocked and incremental
  * columns only when some row has a value above zero), "queries_total"
  * the line "Total cpu time: ..." after it, and "queries_artifacts" the
- * table of artifact sizes.  The rows come out in the order of their
- * table; the view has sorted them.  Other tables, the --diff tables
- * among them, are not taken: summarize diff's layout is not specified.
+ * table of artifact sizes.  The --diff tables ("queries_diff" and its
+ * total and artifacts) become `summarize diff`'s: its column titles,
+ * every column, signed durations ("+1.234567ms", as its SignedDuration
+ * prints) and counts, changes in percent as "+12.34%".  The rows come
+ * out in the order of their table; the view has sorted them.  Other
+ * tables are not taken.
  *
  * render_table.c offers every record of the text format here first.  A
  * table is held back until it is complete (the columns shown and their

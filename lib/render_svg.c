@@ -12,6 +12,12 @@
  * the bottom left.  Frames narrower than 0.1 pixel, or below
  * --min-percent, are left out, and the subtitle says how many.  Stack
  * tables without rows give a picture without frames.
+ *
+ * The title says what the widths count (CPU samples, query time, bytes:
+ * from the weight column's unit or name), the subtitle the total in a
+ * unit a reader takes in ("3,763 samples", "83.44 ms", "1.50 MiB").  A
+ * graph taller than the window opens scrolled to the bottom, where the
+ * root is.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -275,6 +281,8 @@ static const char script[] =
 "  }\n"
 "  document.getElementById('unzoom').addEventListener('click', unzoom);\n"
 "  var box = document.getElementById('search');\n"
+"  window.scrollTo(0, document.documentElement.getBoundingClientRect()\n"
+"    .height);\n"
 "  if (box) box.addEventListener('input', function () {\n"
 "    search(box.value); });\n"
 "}\n"
@@ -331,10 +339,75 @@ static const char script[] =
 "    'Matched: ' + (100 * sum / (W - 2 * PAD)).toFixed(1) + '%';\n"
 "}\n";
 
+/* What the widths count, for the title, by the weight's unit. */
+static const char *
+what_counts(const char *unit)
+{
+	static const struct {
+		const char *unit, *title;
+	} titles[] = {
+		{ "samples", "CPU samples by call stack" },
+		{ "ns", "Time by stack" },
+		{ "bytes", "Bytes by call stack" },
+		{ "count", "Events by call stack" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
+		if (strcmp(unit, titles[i].unit) == 0)
+			return titles[i].title;
+	return NULL;
+}
+
+/* n with a comma every three digits. */
+static void
+put_grouped(FILE *fp, uint64_t n)
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n), i;
+
+	for (i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			putc(',', fp);
+		putc(digits[i], fp);
+	}
+}
+
+/* The total in a unit a reader takes in. */
+static void
+put_total(FILE *fp, uint64_t total, const char *unit)
+{
+	static const char *const sizes[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)total;
+	size_t i;
+
+	if (strcmp(unit, "ns") == 0) {
+		if (total >= 1000000000)
+			fprintf(fp, "%.2f s", v / 1e9);
+		else if (total >= 1000000)
+			fprintf(fp, "%.2f ms", v / 1e6);
+		else if (total >= 1000)
+			fprintf(fp, "%.2f \xc2\xb5s", v / 1e3);
+		else
+			fprintf(fp, "%" PRIu64 " ns", total);
+		return;
+	}
+	if (strcmp(unit, "bytes") == 0 && total >= 1024) {
+		for (i = 0, v /= 1024; v >= 1024 && i + 1 < 4; i++)
+			v /= 1024;
+		fprintf(fp, "%.2f %s", v, sizes[i]);
+		return;
+	}
+	put_grouped(fp, total);
+	putc(' ', fp);
+	markup_text(fp, unit, strlen(unit));
+}
+
 static void
 write_head(struct render *rd, unsigned height, uint32_t left_out)
 {
-	const char *title = rd->opt.title ? rd->opt.title : "Flame Graph";
+	const char *unit = stackrows_unit(rd->rows);
+	const char *title = rd->opt.title ? rd->opt.title : what_counts(unit);
 	FILE *fp = rd->fp;
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -351,13 +424,18 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	    script);
 	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"24\" "
 	    "text-anchor=\"middle\">", WIDTH / 2);
-	markup_text(fp, title, strlen(title));
-	fprintf(fp, "</text>\n<text x=\"%d\" y=\"44\" text-anchor=\"middle\">"
-	    "%" PRIu64 " ", WIDTH / 2, rd->total);
-	markup_text(fp, stackrows_unit(rd->rows),
-	    strlen(stackrows_unit(rd->rows)));
-	fprintf(fp, " in %" PRIu32 " stacks; %" PRIu32 " frames too narrow "
-	    "to draw left out; click a frame to zoom</text>\n"
+	if (title != NULL)
+		markup_text(fp, title, strlen(title));
+	else {
+		fputs("Flame graph of ", fp);
+		markup_text(fp, unit, strlen(unit));
+		fputs(" by stack", fp);
+	}
+	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" "
+	    "text-anchor=\"middle\">", WIDTH / 2);
+	put_total(fp, rd->total, unit);
+	fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames too "
+	    "narrow to draw left out; click a frame to zoom</text>\n"
 	    "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"
 	    "Reset zoom</text>\n"
 	    "<foreignObject x=\"%d\" y=\"8\" width=\"230\" height=\"26\">"
@@ -421,6 +499,9 @@ draw(struct render *rd)
 	for (id = 0; id < nnodes(rd); id++)
 		if (node(rd, id)->shown)
 			write_frame(rd, id, height);
+	render_loss_note(rd->fp, &rd->opt, 1, "<text id=\"lossy\" x=\"50%\" "
+	    "y=\"60\" text-anchor=\"middle\" style=\"fill:#b00000\">"
+	    "Warning: ", "</text>\n");
 	fputs("</svg>\n", rd->fp);
 	return ferror(rd->fp) ? -1 : 0;
 }

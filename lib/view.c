@@ -1,6 +1,7 @@
 /*
  * view.c - the table of views.
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "view.h"
@@ -26,14 +27,44 @@ view_find(const char *name)
 	return NULL;
 }
 
+const struct view_ops *
+view_at(size_t i)
+{
+	return i < sizeof(views) / sizeof(views[0]) ? views[i] : NULL;
+}
+
+int
+view_has_table(const struct view_ops *ops, const char *table)
+{
+	size_t i;
+
+	for (i = 0; ops->tables != NULL && ops->tables[i] != NULL; i++)
+		if (strcmp(ops->tables[i], table) == 0)
+			return 1;
+	return 0;
+}
+
+void
+view_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "etlagg: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void
 view_list(FILE *fp)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-		fprintf(fp, "  %s %s\n      %s\n", views[i]->name,
-		    views[i]->usage, views[i]->summary);
+		fprintf(fp, "  %s%s%s\n      %s\n", views[i]->name,
+		    *views[i]->usage ? " " : "", views[i]->usage,
+		    views[i]->summary);
 }
 
 struct view *

@@ -10,6 +10,7 @@
 #ifndef VIEW_H
 #define VIEW_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "stream.h"
@@ -22,11 +23,21 @@ struct view_ops {
 	const char *summary;		/* one line for usage messages */
 	unsigned reader_flags;		/* STREAM_KEEP_STACKS if it needs them */
 	/*
+	 * The view's options, all long ones, for etlagg to parse with its
+	 * own (so that both mix in any order, with the files); NULL if none.
+	 */
+	const struct option *options;
+	/* The names of the tables it writes and merges, NULL-terminated. */
+	const char *const *tables;
+	/*
 	 * Creates the view from its arguments: argv[0] is the view's name,
 	 * options follow (parse them with getopt_long after optind = 0) and
 	 * the files after them.  *used gets how many arguments were options
-	 * (the name counted).  @return : NULL on a usage error (after a
-	 * message on stderr) or when out of memory (errno ENOMEM).
+	 * (the name counted).  etlagg passes its options as "--name" or
+	 * "--name=value", and no files.  @return : NULL on a usage error
+	 * (after a message on stderr; errno EINVAL), when out of memory
+	 * (errno ENOMEM), or when a file an option names cannot be read
+	 * (after a message; errno EIO).
 	 */
 	struct view *(*create)(int argc, char *argv[], int *used);
 	/* @return : 0, or -1 if out of memory. */
@@ -43,8 +54,17 @@ const struct view_ops *view_find(const char *name);
 /* For views without options: takes only the name.  Returns `v`. */
 struct view *view_no_options(struct view *v, int *used);
 
+/* The i-th view, or NULL past the last: for listing them. */
+const struct view_ops *view_at(size_t i);
+
 /* Lists the views, one a line, for usage messages. */
 void view_list(FILE *fp);
+
+/* Whether `table` names one of the view's tables. */
+int view_has_table(const struct view_ops *ops, const char *table);
+
+/* "etlagg: message" on stderr: a view's message about its arguments. */
+void view_warn(const char *fmt, ...);
 
 /* Writes a table's schema.  Table ids are per writer section. */
 int view_write_table(struct stream_writer *w, stream_id id, const char *name,

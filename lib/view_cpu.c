@@ -138,23 +138,26 @@ parse_by(const char *arg, enum by *by)
 			*by = (enum by)i;
 			return 0;
 		}
-	fprintf(stderr, "cpu: --by wants process, stack, function or module, "
-	    "not '%s'\n", arg);
+	view_warn("cpu: --by wants process, stack, function or module, "
+	    "not '%s'", arg);
 	return -1;
 }
 
 static void cpu_destroy(struct view *v);
 
+static const char *const tables[] = { "cpu", NULL };
+
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, 'a' },
+	{ "by", required_argument, NULL, 'b' },
+	{ "merge", no_argument, NULL, 'm' },
+	{ "no-idle", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 cpu_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ "no-idle", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
 	int ch, bad = 0;
@@ -1036,11 +1039,11 @@ cpu_finish(struct view *v, struct stream_writer *w)
 				return -1;
 	if (write_schema(v, w) != 0 || write_rows(v, w) != 0)
 		return -1;
-	return write_diag(w, "cpu: samples of the idle loop left out "
+	return write_diag(w, "note: cpu: samples of the idle loop left out "
 	    "(--no-idle)", v->idle_left_out) != 0 ||
 	    write_diag(w, "cpu: samples whose stack was never defined",
 	    v->undefined_samples) != 0 ||
-	    write_diag(w, "cpu: rows of tables of another --by left out",
+	    write_diag(w, "note: cpu: rows of tables of another --by left out",
 	    v->left_out_rows) != 0 ? -1 : 0;
 }
 
@@ -1069,6 +1072,8 @@ const struct view_ops view_cpu_ops = {
 	.summary = "profile samples and CPU time by process, call stack, "
 	    "function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
+	.tables = tables,
 	.create = cpu_create,
 	.record = cpu_record,
 	.finish = cpu_finish,

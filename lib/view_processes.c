@@ -65,11 +65,15 @@ processes_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const tables[] = { "processes", NULL };
+
 const struct view_ops view_processes_ops = {
 	.name = "processes",
 	.usage = "[--merge]",
 	.summary = "a row per process: parent, times, exit status, CPU, "
 	    "command line",
+	.options = proctab_view_options,
+	.tables = tables,
 	.create = processes_create,
 	.record = processes_record,
 	.finish = processes_finish,

@@ -343,10 +343,11 @@ read_base(struct view *v)
 	struct stream_reader *r;
 	struct stream_record rec;
 	enum stream_status st = STREAM_EOF;
+	uint64_t records = 0;
 	int rc = 0;
 
 	if (fp == NULL) {
-		fprintf(stderr, "queries: --diff %s: %s\n", v->base,
+		view_warn("queries: --diff %s: %s", v->base,
 		    strerror(errno));
 		return -1;
 	}
@@ -356,14 +357,20 @@ read_base(struct view *v)
 	}
 	stream_reader_open_file(r, fp, v->base);
 	v->cur = &v->acc[0];
-	while (rc == 0 && (st = stream_reader_next(r, &rec)) == STREAM_OK)
+	while (rc == 0 && (st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		records++;
 		rc = queries_record(v, r, &rec);
+	}
 	acc_close(v->cur);
-	if (st == STREAM_ERROR)
-		fprintf(stderr, "queries: --diff %s\n", stream_reader_error(r));
+	if (st == STREAM_EOF && records == 0) {
+		view_warn("queries: --diff %s: empty input, not an event "
+		    "stream", v->base);
+		st = STREAM_ERROR;
+	} else if (st == STREAM_ERROR)
+		view_warn("queries: --diff %s", stream_reader_error(r));
 	else if (stream_reader_truncated(r))
-		fprintf(stderr, "queries: --diff %s: stream ends without its end "
-		    "record (truncated); using what it holds\n", v->base);
+		view_warn("queries: --diff %s: stream ends without its end "
+		    "record (truncated); using what it holds", v->base);
 	v->cur = &v->acc[1];
 	v->ntabs = 0;
 	stream_reader_free(r);
@@ -373,14 +380,19 @@ read_base(struct view *v)
 
 static void queries_destroy(struct view *v);
 
+static const char *const tables[] = {
+	"queries", "queries_total", "queries_artifacts", NULL
+};
+
+static const struct option longopts[] = {
+	{ "diff", required_argument, NULL, 'd' },
+	{ "merge", no_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 queries_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "diff", required_argument, NULL, 'd' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	int ch, bad = 0;
 
@@ -402,9 +414,14 @@ queries_create(int argc, char *argv[], int *used)
 		}
 	}
 	*used = optind;
-	if (bad || (v->base != NULL && read_base(v) != 0)) {
+	if (bad) {
 		queries_destroy(v);
 		errno = EINVAL;
+		return NULL;
+	}
+	if (v->base != NULL && read_base(v) != 0) {
+		queries_destroy(v);
+		errno = EIO;	/* said why; a data error, not a usage one */
 		return NULL;
 	}
 	return v;
@@ -742,6 +759,8 @@ const struct view_ops view_queries_ops = {
 	.usage = "[--merge] [--diff base]",
 	.summary = "rustc self-profile: time, count and cache hits per query "
 	    "(measureme summarize)",
+	.options = longopts,
+	.tables = tables,
 	.create = queries_create,
 	.record = queries_record,
 	.finish = queries_finish,

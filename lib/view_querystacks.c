@@ -211,13 +211,16 @@ querystacks_record(struct view *v, const struct stream_reader *r,
 
 static void querystacks_destroy(struct view *v);
 
+static const char *const tables[] = { "querystacks", NULL };
+
+static const struct option longopts[] = {
+	{ "merge", no_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 querystacks_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "merge", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	uint32_t label;
 	int ch, bad = 0;
@@ -347,6 +350,8 @@ const struct view_ops view_querystacks_ops = {
 	.usage = "[--merge]",
 	.summary = "rustc self-profile: self time per query stack "
 	    "(measureme stack_collapse), for folded and svg",
+	.options = longopts,
+	.tables = tables,
 	.create = querystacks_create,
 	.record = querystacks_record,
 	.finish = querystacks_finish,

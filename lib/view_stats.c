@@ -198,10 +198,13 @@ stats_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const tables[] = { "stats", NULL };
+
 const struct view_ops view_stats_ops = {
 	.name = "stats",
 	.usage = "",
 	.summary = "records per event identity in the source (xperf tracestats)",
+	.tables = tables,
 	.create = stats_create,
 	.record = stats_record,
 	.finish = stats_finish,

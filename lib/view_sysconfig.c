@@ -10,7 +10,7 @@
 
 struct trace_row {
 	struct stream_trace t;
-	char source[512], logger[128], computer[64], os[16];
+	char source[512], logger[128], computer[64], os[40];
 	uint64_t memory_bytes;
 	int64_t end_ns;
 };
@@ -47,7 +47,12 @@ add_trace(struct view *v, const struct stream_trace *t)
 	row->t = *t;
 	snprintf(row->source, sizeof(row->source), "%s", t->source);
 	snprintf(row->logger, sizeof(row->logger), "%s", t->logger);
-	snprintf(row->os, sizeof(row->os), "%u.%u", t->os_major, t->os_minor);
+	/*
+	 * major.minor.build, as Windows's own ver spells it: "10.0" alone is
+	 * a number to a spreadsheet, which would make it 10.
+	 */
+	snprintf(row->os, sizeof(row->os), "%u.%u.%u", t->os_major,
+	    t->os_minor, t->os_build);
 	return 0;
 }
 
@@ -141,10 +146,13 @@ sysconfig_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const tables[] = { "sysconfig", NULL };
+
 const struct view_ops view_sysconfig_ops = {
 	.name = "sysconfig",
 	.usage = "",
 	.summary = "trace header and system configuration, a row per trace",
+	.tables = tables,
 	.create = sysconfig_create,
 	.record = sysconfig_record,
 	.finish = sysconfig_finish,

@@ -114,10 +114,14 @@ tree_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const tables[] = { "tree", NULL };
+
 const struct view_ops view_tree_ops = {
 	.name = "tree",
 	.usage = "[--merge]",
 	.summary = "the processes in parent-child order with their depth",
+	.options = proctab_view_options,
+	.tables = tables,
 	.create = tree_create,
 	.record = tree_record,
 	.finish = tree_finish,

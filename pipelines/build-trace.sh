@@ -46,5 +46,10 @@ build_trace() {
 		etlfilter --rustc -o "$tmp/build.zst" "$tmp/trace.zst" ||
 		    die "etlfilter failed"
 		stream=$tmp/build.zst
+		# Empty tables would say nothing: say why there is nothing.
+		found=$(etlagg processes "$stream" 2>/dev/null |
+		    etlreport -f csv 2>/dev/null | sed 1d | wc -l)
+		[ "$found" -gt 0 ] || die "$trace: no Rust process (rustc, \
+cargo, rustdoc, build scripts) in the trace; -a takes every process"
 	fi
 }

@@ -58,6 +58,15 @@ try {
 		$build = Join-Path $tmp 'build.zst'
 		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
 		$stream = $build
+		# Empty tables would say nothing: say why there is nothing.
+		$found = Join-Path $tmp 'found.zst'
+		& etlagg -o $found processes $stream 2>$null
+		$rows = @(& etlreport -f csv $found 2>$null)
+		if ($rows.Count -lt 2) {
+			Fail ("${Trace}: no Rust process (rustc, cargo, " +
+			    "rustdoc, build scripts) in the trace; -All takes " +
+			    "every process")
+		}
 	}
 	$processes = Join-Path $tmp 'processes.zst'
 	$tree = Join-Path $tmp 'tree.zst'

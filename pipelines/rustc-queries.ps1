@@ -13,26 +13,28 @@ RUSTC_BOOTSTRAP=1 on a stable toolchain).  Writes into -OutDir (default:
 the current directory):
   profile_queries.counts.txt  provider,count,seconds by falling time
   profile_queries.html        the nested query trace
-  queries.csv                 summarize's table, the total time and the
-                              artifact sizes (three tables)
+  queries.csv                 summarize's table
+  queries_total.csv           the total time
+  queries_artifacts.csv       the artifact sizes
   queries.folded              stack_collapse's folded stacks
   queries.svg                 the flame graph
   queries.chrome.json         crox's Chrome trace
--Depth limits the levels the HTML trace shows, -Percent leaves out boxes
-under that share of the time (full traces are large).  A profile cut
+-Depth limits the levels the HTML trace shows, -Percent folds away boxes
+under that share of the time (default 1, as the old page did; 0 shows
+all, and full traces are large).  A profile cut
 short (a killed rustc) is read as far as it goes; the script then exits
 with status 1 after writing the files.  The tools are taken from PATH, or
 from the bin folder beside this script.  Needs PowerShell 7.4 or later;
 the tools read and write files, so no bytes go through PowerShell's pipes.
 
 .EXAMPLE
-./rustc-queries.ps1 target/profiles -OutDir report -Percent 1
+./rustc-queries.ps1 target/profiles -OutDir report -Percent 0.5
 #>
 param(
 	[Parameter(Mandatory = $true, Position = 0)] [string] $ProfDir,
 	[string] $OutDir = '.',
 	[int] $Depth = 0,
-	[string] $Percent = '0'
+	[string] $Percent = '1'
 )
 
 $me = 'rustc-queries.ps1'
@@ -85,8 +87,10 @@ try {
 	Invoke-Tool etlreport @('-f', 'html', '--max-depth', "$Depth",
 	    '--min-percent', $Percent, '--title', "rustc queries of $name",
 	    '-o', (Join-Path $OutDir 'profile_queries.html'), $stream)
-	Invoke-Tool etlreport @('-f', 'csv', '-o',
-	    (Join-Path $OutDir 'queries.csv'), $queries)
+	foreach ($t in 'queries', 'queries_total', 'queries_artifacts') {
+		Invoke-Tool etlreport @('-f', 'csv', '--table', $t, '-o',
+		    (Join-Path $OutDir "$t.csv"), $queries)
+	}
 	Invoke-Tool etlreport @('-f', 'folded', '-o',
 	    (Join-Path $OutDir 'queries.folded'), $stacks)
 	Invoke-Tool etlreport @('-f', 'svg', '--title',
@@ -95,7 +99,8 @@ try {
 	Invoke-Tool etlreport @('-f', 'chrome', '-o',
 	    (Join-Path $OutDir 'queries.chrome.json'), $stream)
 	foreach ($f in 'profile_queries.counts.txt', 'profile_queries.html',
-	    'queries.csv', 'queries.folded', 'queries.svg',
+	    'queries.csv', 'queries_total.csv', 'queries_artifacts.csv',
+	    'queries.folded', 'queries.svg',
 	    'queries.chrome.json') {
 		Join-Path $OutDir $f
 	}

@@ -7,8 +7,9 @@
 #
 # Usage: rustc-queries.sh [-d depth] [-p percent] [-o dir] profdir
 #   -d depth    the HTML trace shows this many levels (default: all)
-#   -p percent  the HTML trace leaves out boxes under percent of the
-#               time (default 0: none); full traces are large
+#   -p percent  the HTML trace folds away boxes under percent of the
+#               time (default 1, as the old page did; 0 shows all, and
+#               full traces are large)
 #   -o dir      where to write the files (default: the current directory)
 #
 # profdir holds the .mm_profdata files of one build, one per rustc
@@ -16,8 +17,9 @@
 # (with RUSTC_BOOTSTRAP=1 on a stable toolchain).  Writes:
 #   profile_queries.counts.txt  provider,count,seconds by falling time
 #   profile_queries.html        the nested query trace
-#   queries.csv                 summarize's table, the total time and the
-#                               artifact sizes (three tables)
+#   queries.csv                 summarize's table
+#   queries_total.csv           the total time
+#   queries_artifacts.csv       the artifact sizes
 #   queries.folded              stack_collapse's folded stacks
 #   queries.svg                 the flame graph
 #   queries.chrome.json         crox's Chrome trace
@@ -38,7 +40,7 @@ die() {
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
 depth=0
-percent=0
+percent=1
 out=.
 while getopts d:o:p: opt; do
 	case $opt in
@@ -72,14 +74,20 @@ etlreport -f counts -o "$out/profile_queries.counts.txt" \
     etlreport -f html --max-depth "$depth" --min-percent "$percent" \
     --title "rustc queries of $(basename "$dir")" \
     -o "$out/profile_queries.html" "$tmp/profiles.zst" &&
-    etlreport -f csv -o "$out/queries.csv" "$tmp/queries.zst" &&
+    etlreport -f csv --table queries -o "$out/queries.csv" \
+    "$tmp/queries.zst" &&
+    etlreport -f csv --table queries_total -o "$out/queries_total.csv" \
+    "$tmp/queries.zst" &&
+    etlreport -f csv --table queries_artifacts \
+    -o "$out/queries_artifacts.csv" "$tmp/queries.zst" &&
     etlreport -f folded -o "$out/queries.folded" "$tmp/stacks.zst" &&
     etlreport -f svg --title "rustc query stacks of $(basename "$dir")" \
     -o "$out/queries.svg" "$tmp/stacks.zst" &&
     etlreport -f chrome -o "$out/queries.chrome.json" "$tmp/profiles.zst" ||
     die "etlreport failed"
 for f in profile_queries.counts.txt profile_queries.html queries.csv \
-    queries.folded queries.svg queries.chrome.json; do
+    queries_total.csv queries_artifacts.csv queries.folded queries.svg \
+    queries.chrome.json; do
 	echo "$out/$f"
 done
 exit $status

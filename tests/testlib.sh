@@ -18,3 +18,16 @@ check_eq() {
 
 # CSV rows end in CRLF (RFC 4180); shell tools want LF.
 csv_lf() { tr -d '\r'; }
+
+# The first $1 fields of each CSV line (quotes respected; one line a row).
+csv_first() {
+	awk -v n="$1" '{
+		q = 0; f = 0; len = length($0)
+		for (i = 1; i <= len; i++) {
+			c = substr($0, i, 1)
+			if (c == "\"") q = !q
+			else if (c == "," && !q && ++f == n) break
+		}
+		print substr($0, 1, i - 1)
+	}'
+}

@@ -40,7 +40,7 @@ struct out_section {
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlfilter [-fiv] [-o file] [-p regex] "
+	fprintf(fp, "usage: etlfilter [-fiqv] [-o file] [-p regex] "
 	    "[--cmdline regex] [--pid list]\n"
 	    "                 [--tid list] [--children] [--rustc] "
 	    "[--kind list]\n"
@@ -49,12 +49,14 @@ usage(FILE *fp, int status)
 	if (status == CLI_OK)
 		fprintf(fp,
 		    "Keep the events that match every criterion given.\n"
+		    "Options may come before or after the files.\n"
 		    "  -f                write the stream even to a terminal\n"
-		    "  -i                regexes ignore case\n"
+		    "  -i, --ignore-case  regexes ignore case\n"
 		    "  -o file           write to file instead of standard "
 		    "output\n"
-		    "  -p regex          process image name (PCRE2)\n"
-		    "  -v                keep the events that do not match\n"
+		    "  -p, --process regex  process image name (PCRE2)\n"
+		    "  -q                no line on what an input lost\n"
+		    "  -v, --invert      keep the events that do not match\n"
 		    "  --cmdline regex   process command line (PCRE2)\n"
 		    "  --pid list        process ids, comma-separated\n"
 		    "  --tid list        thread ids, comma-separated\n"
@@ -71,7 +73,8 @@ usage(FILE *fp, int status)
 		    "  --from time       from this time: seconds from the "
 		    "start, or UTC\n"
 		    "  --to time         up to (not including) this time\n"
-		    "  --help            this text;  --version  the version\n"
+		    "  --help            this text\n"
+		    "  --version         the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	exit(status);
 }
@@ -80,7 +83,7 @@ usage(FILE *fp, int status)
 static int
 write_dropped(struct stream_writer *w, struct out_section *s)
 {
-	struct stream_diag d = { .what = "events filtered out" };
+	struct stream_diag d = { .what = "note: events filtered out" };
 
 	if (s->dropped == 0)
 		return 0;
@@ -134,49 +137,37 @@ scan_input(struct filter *f, struct stream_reader *r, FILE *fp,
 }
 
 /*
- * Opens an input for one pass, or for two (then seekable: standard input
- * is copied to a temporary file, so memory stays flat however long).
+ * Filters one input: read twice if the filter needs a first pass (then
+ * standard input is copied to a temporary file, so memory stays flat
+ * however long).  @return : CLI_OK or CLI_DATA_ERROR.
  */
-static FILE *
-open_input(const char *path, int two_passes)
-{
-	if (strcmp(path, "-") != 0)
-		return fopen(path, "rb");
-	return two_passes ? platform_spool(stdin) : stdin;
-}
-
-/* Filters one input.  @return : CLI_OK or CLI_DATA_ERROR. */
 static int
-filter_input(const char *path, struct filter *f, struct stream_reader *r,
+filter_input(struct cli_inputs *in, const char *path, struct filter *f,
     struct stream_writer *w, const char *out)
 {
-	const char *name = strcmp(path, "-") == 0 ? "(stdin)" : path;
 	struct out_section s = { 0 };
 	struct stream_record rec;
 	enum stream_status st;
-	int keep, status;
+	int keep;
 	FILE *fp;
 
 	filter_reset(f);
-	if ((fp = open_input(path, filter_needs_scan(f))) == NULL) {
-		cli_warn("%s: %s", name, strerror(errno));
+	if ((fp = cli_input_open(in, path, filter_needs_scan(f))) == NULL)
 		return CLI_DATA_ERROR;
+	if (filter_needs_scan(f)) {
+		scan_input(f, in->r, fp, in->name);
+		stream_reader_open_file(in->r, fp, in->name);
 	}
-	if (filter_needs_scan(f))
-		scan_input(f, r, fp, name);
-	stream_reader_open_file(r, fp, name);
-	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
-		if ((keep = filter_record(f, r, &rec)) < 0)
+	while ((st = stream_reader_next(in->r, &rec)) == STREAM_OK) {
+		cli_input_record(in, &rec);
+		if ((keep = filter_record(f, in->r, &rec)) < 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		if (write_record(w, &rec, keep, &s) != 0)
 			cli_write_error(out);
 	}
 	if (s.open && write_dropped(w, &s) != 0)
 		cli_write_error(out);
-	status = cli_stream_status(r, st, name);
-	if (fp != stdin)
-		fclose(fp);
-	return status;
+	return cli_input_close(in, st);
 }
 
 /* An option's argument that the filter refused: a usage error. */
@@ -209,15 +200,17 @@ main(int argc, char *argv[])
 	};
 	struct stream_reader *r;
 	struct stream_writer *w;
+	struct cli_inputs in;
 	struct filter *f;
 	const char *out = NULL;
-	int ch, force = 0, status = CLI_OK, i;
+	int ch, force = 0, quiet = 0, status = CLI_OK, i;
 	FILE *fp;
 
 	cli_init(argv[0]);
+	argv[0] = (char *)cli_progname();
 	if ((f = filter_new()) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	while ((ch = getopt_long(argc, argv, "fio:p:v", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fio:p:qv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			force = 1;
@@ -232,6 +225,9 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			check(f, filter_add_process(f, optarg));
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'v':
 			filter_add_flags(f, FILTER_INVERT);
@@ -274,21 +270,23 @@ main(int argc, char *argv[])
 	argv += optind;
 	check(f, filter_compile(f));
 
-	fp = cli_open_output(out, 1, force);
+	fp = cli_open_output(out, 1, force, argc, argv);
 	r = stream_reader_new(0);
 	w = stream_writer_new(fp, 1);
 	if (r == NULL || w == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	cli_inputs_init(&in, r);
+	in.quiet = quiet;
 	if (argc == 0)
-		status = filter_input("-", f, r, w, out);
+		status = filter_input(&in, "-", f, w, out);
 	for (i = 0; i < argc; i++)
-		if (filter_input(argv[i], f, r, w, out) != CLI_OK)
+		if (filter_input(&in, argv[i], f, w, out) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if (stream_writer_close(w) != 0)
 		cli_write_error(out);
 	stream_reader_free(r);
 	filter_free(f);
-	if (cli_close_output(fp, out) != CLI_OK)
+	if (cli_close_output(fp, out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }

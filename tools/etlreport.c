@@ -13,25 +13,31 @@
 enum {
 	OPT_TITLE = 256,
 	OPT_MIN_PERCENT,
-	OPT_MAX_DEPTH
+	OPT_MAX_DEPTH,
+	OPT_TABLE
 };
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlreport [-f format] [-o file] [--max-depth n] "
-	    "[--min-percent p]\n"
-	    "                 [--title text] [file ...]\n");
+	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--max-depth n]"
+	    "\n                 [--min-percent p] [--table name] [--title text] "
+	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
 		render_list(fp);
 		fprintf(fp,
+		    "Options may come before or after the files.\n"
+		    "  -f format        the output format (default text)\n"
 		    "  -o file          write to file instead of standard output\n"
+		    "  -q               no line on what an input lost\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
+		    "  --table name     text, csv, jsonl: only the tables so named\n"
 		    "  --title text     svg, html: the title\n"
-		    "  --help           this text;  --version  the version\n"
+		    "  --help           this text\n"
+		    "  --version        the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	}
 	exit(status);
@@ -63,6 +69,7 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "table", required_argument, NULL, OPT_TABLE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render_options opt = { 0 };
@@ -71,11 +78,13 @@ main(int argc, char *argv[])
 	struct stream_reader *r;
 	struct render *rd;
 	struct rendering g;
-	int ch, status = CLI_OK, i, rc;
+	struct cli_inputs in;
+	int ch, quiet = 0, status = CLI_OK, i, rc;
 	FILE *fp;
 
 	cli_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+	argv[0] = (char *)cli_progname();
+	while ((ch = getopt_long(argc, argv, "f:o:q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;
@@ -84,6 +93,9 @@ main(int argc, char *argv[])
 			usage(stdout, CLI_OK);
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'V':
 			printf("etlreport 0.1\n");
@@ -94,6 +106,10 @@ main(int argc, char *argv[])
 		case OPT_MIN_PERCENT:
 			opt.min_percent = cli_decimal(optarg, 0, 100,
 			    "--min-percent");
+			opt.min_percent_given = 1;
+			break;
+		case OPT_TABLE:
+			opt.table = optarg;
 			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)cli_number(optarg, 0, 100000,
@@ -109,24 +125,33 @@ main(int argc, char *argv[])
 		cli_warn("unknown format '%s'", format);
 		usage(stderr, CLI_USAGE);
 	}
-	fp = cli_open_output(out, 0, 0);
+	opt.out = out;
+	opt.warn = cli_warn;
+	/* csv -o writes a file a table itself. */
+	fp = render_writes_files(format, &opt) ? NULL :
+	    cli_open_output(out, 0, 0, argc, argv);
 	r = stream_reader_new(fmt->ops->reader_flags);
-	if (r == NULL || (rd = fmt->ops->open(fp, format, &opt)) == NULL)
+	if (r == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	cli_inputs_init(&in, r);
+	in.quiet = quiet;
+	opt.loss = &in.loss;
+	if ((rd = fmt->ops->open(fp, format, &opt)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	g = (struct rendering){ fmt->ops, rd, out };
 	if (argc == 0)
-		status = cli_read_stream("-", r, render_record, &g);
+		status = cli_read_stream(&in, "-", render_record, &g);
 	for (i = 0; i < argc; i++)
-		if (cli_read_stream(argv[i], r, render_record, &g) != CLI_OK)
+		if (cli_read_stream(&in, argv[i], render_record, &g) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if ((rc = fmt->ops->close(rd)) < 0)
 		cli_write_error(out);
-	if (rc > 0) {
+	if (rc == 1)
 		cli_warn("nothing to draw as %s: %s", format, fmt->ops->nothing);
+	if (rc > 0)
 		status = CLI_DATA_ERROR;
-	}
 	stream_reader_free(r);
-	if (cli_close_output(fp, out) != CLI_OK)
+	if (fp != NULL && cli_close_output(fp, out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }

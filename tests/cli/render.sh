@@ -1,8 +1,9 @@
 #!/bin/sh
 # The pictures: folded stacks, the svg flame graph and the html process
 # timeline, made from a synthetic trace (or the corpus when etlsynth is
-# missing), checked for their totals and form; in headless Chromium when
-# it is installed, the svg and the page are drawn and clicked.  Then the
+# missing), checked for their totals and form; in headless Chromium (a
+# test fails without it: .ci/run installs it), the svg and the pages are
+# drawn and clicked.  Then the
 # pipelines/rustc-*.sh scripts, from an .etl to their files.
 
 . "$(dirname "$0")/../testlib.sh"
@@ -36,7 +37,8 @@ LC_ALL=C sort -c -u "$tmp/keys" 2>/dev/null && pass folded-sorted ||
 
 # Nothing to draw: a table without a stack column.
 etlagg stats "$tmp/t.zst" | etlreport -f folded >/dev/null 2>"$tmp/err"
-check_eq folded-nothing "$?:$(cat "$tmp/err")" "1:etlreport: nothing to draw \
+check_eq folded-nothing "$?:$(grep -v ': lossy input: ' "$tmp/err")" \
+    "1:etlreport: nothing to draw \
 as folded: no table with a stack column and an integer weight column"
 etlreport -f html "$tmp/stacks.zst" >/dev/null 2>"$tmp/err"
 check_eq html-nothing "$?" 1
@@ -72,9 +74,13 @@ etlreport -f html --max-depth 1 "$tmp/tree.zst" |
     grep '^<div class="row"' | grep -vc 'data-depth="0"' >"$tmp/n"
 check_eq html-max-depth "$(cat "$tmp/n")" 0
 
-# Drawn and clicked in headless Chromium: a frame zooms to the full
-# width, a search matches, and a click on a row of the timeline folds
-# its children.
+# Drawn and clicked in headless Chromium, as a user would: the flame
+# graph zooms on a click, highlights a search, opens scrolled to its
+# root and says what it counts; the timeline spans the trace (bars of
+# processes running at its end reach the right edge), folds a row's
+# children on a click and highlights a search; the query page stands
+# alone, shows its title and folds a box on a click.  A test page loads
+# each output in a frame, acts on it and leaves what it saw in its DOM.
 chromium_dom() {
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
 	    --disable-background-networking --disable-component-update \
@@ -82,35 +88,59 @@ chromium_dom() {
 	    --allow-file-access-from-files --virtual-time-budget=10000 \
 	    --dump-dom "file://$1" 2>/dev/null
 }
+# Writes test page $1: a frame of $2 (attributes $3) and, once it has
+# loaded, the script on standard input, with d its document and w its
+# window; what the script leaves in `out` becomes data-out.
+test_page() {
+	{
+		printf '<!DOCTYPE html><html><body><iframe id="f" src="%s" ' "$2"
+		printf '%s></iframe><script>\n' "$3"
+		printf "document.getElementById('f').onload = function () {\n"
+		printf '  var d = this.contentDocument, w = this.contentWindow;\n'
+		printf '  var out;\n  try {\n'
+		cat
+		printf '  } catch (e) { out = "error " + e; }\n'
+		printf "  document.body.setAttribute('data-out', out);\n};\n"
+		printf '</script></body></html>\n'
+	} >"$tmp/$1"
+}
+# What test page $1 saw.
+seen() {
+	chromium_dom "$tmp/$1" | grep -o 'data-out="[^"]*"' |
+	    sed 's/^data-out="//; s/"$//'
+}
 browser=$(command -v chromium || command -v chromium-browser ||
     command -v google-chrome)
 if [ -n "$browser" ]; then
-	cat >"$tmp/svg.html" <<'EOF'
-<!DOCTYPE html><html><body><iframe id="f" src="flame.svg" width="1200"
-height="800"></iframe><script>
-document.getElementById('f').onload = function () {
-  var d = this.contentDocument, out;
-  try {
+	test_page svg.html flame.svg 'width="1200" height="800"' <<'JS'
     var gs = Array.prototype.slice.call(d.querySelectorAll('g.f'));
     var t = gs.filter(function (g) { return g.getBoundingClientRect().width
       > 0 && g.querySelector('title').textContent.indexOf('all ') != 0; })[0];
     t.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     out = 'zoomed ' + t.querySelector('rect').getAttribute('width');
-    this.contentWindow.search('.');
+    w.search('.');
     out += ' ' + d.getElementById('matched').textContent;
-  } catch (e) { out = 'error ' + e; }
-  document.body.setAttribute('data-out', out);
-};
-</script></body></html>
-EOF
-	out=$(chromium_dom "$tmp/svg.html" | grep -o 'data-out="[^"]*"')
-	check_eq chromium-svg "$out" 'data-out="zoomed 1180.00 Matched: 100.0%"'
-	cat >"$tmp/page.html" <<'EOF'
-<!DOCTYPE html><html><body><iframe id="f" src="tree.html" width="1200"
-height="800"></iframe><script>
-document.getElementById('f').onload = function () {
-  var d = this.contentDocument, out;
-  try {
+JS
+	check_eq chromium-svg "$(seen svg.html)" 'zoomed 1180.00 Matched: 100.0%'
+	# In a frame lower than the graph it opens at the bottom, the root
+	# in view; the title and subtitle say what it counts and how much.
+	etlreport -f svg -o "$tmp/flame-plain.svg" "$tmp/stacks.zst"
+	test_page svg-scroll.html flame-plain.svg 'width="1200" height="120"' <<'JS'
+    var root = Array.prototype.slice.call(d.querySelectorAll('g.f'))
+      .filter(function (g) { return g.querySelector('title').textContent
+      .indexOf('all ') == 0; })[0].querySelector('rect')
+      .getBoundingClientRect();
+    out = (w.scrollY > 0 ? 'scrolled' : 'at the top') +
+      (root.top >= 0 && root.bottom <= w.innerHeight ? ' root shown' :
+      ' root hidden') + '; ' + d.getElementById('title').textContent +
+      '; ' + d.getElementById('subtitle').textContent.replace(/ in all.*/,
+      '');
+JS
+	check_eq chromium-svg-opens-at-root "$(seen svg-scroll.html)" \
+	    "scrolled root shown; CPU samples by call stack; $(echo "$samples" |
+	    sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\(,\|$\)/\1,\2\3/' \
+	    -e 'ta') samples"
+	test_page page.html tree.html 'width="1200" height="800"' <<'JS'
     var rows = Array.prototype.slice.call(d.querySelectorAll('.row'));
     var bars = rows.filter(function (r) {
       return r.querySelector('.bar').getBoundingClientRect().width >= 1; });
@@ -122,15 +152,61 @@ document.getElementById('f').onload = function () {
       return r.style.display == 'none'; }).length;
     out = (bars.length == rows.length ? 'drawn' : 'bars missing') +
       (hidden > 0 ? ' folded' : ' not folded');
-  } catch (e) { out = 'error ' + e; }
-  document.body.setAttribute('data-out', out);
-};
-</script></body></html>
-EOF
-	out=$(chromium_dom "$tmp/page.html" | grep -o 'data-out="[^"]*"')
-	check_eq chromium-html "$out" 'data-out="drawn folded"'
+JS
+	check_eq chromium-html "$(seen page.html)" 'drawn folded'
+	# The axis spans the trace: a process running at its end (a bar
+	# with a dashed right edge) reaches the right edge, one that exited
+	# ends before it; a search highlights the rows that match.
+	test_page span.html tree.html 'width="1200" height="800"' <<'JS'
+    var rows = Array.prototype.slice.call(d.querySelectorAll('.row'));
+    var right = rows[0].querySelector('.track').getBoundingClientRect().right;
+    var ends = function (r) {
+      return r.querySelector('.bar').getBoundingClientRect().right; };
+    var running = rows.filter(function (r) {
+      return r.querySelector('.bar.after'); });
+    var exited = rows.filter(function (r) {
+      return !r.querySelector('.bar.after'); });
+    var atEdge = running.filter(function (r) {
+      return Math.abs(ends(r) - right) < 1.5; });
+    var before = exited.filter(function (r) { return ends(r) < right - 1; });
+    var box = d.getElementById('filter');
+    box.value = 'link';
+    box.dispatchEvent(new Event('input'));
+    var hits = d.querySelectorAll('.row.hit').length;
+    var want = rows.filter(function (r) {
+      return /link/i.test(r.title); }).length;
+    out = (running.length > 0 && atEdge.length == running.length ?
+      'running to the end' : atEdge.length + ' of ' + running.length +
+      ' running at the edge') + ', ' + (before.length == exited.length ?
+      'exited before it' : 'exited at the edge') + ', ' +
+      (hits > 0 && hits == want ? 'search highlights' : hits + ' of ' +
+      want + ' highlighted');
+JS
+	check_eq chromium-html-span "$(seen span.html)" \
+	    'running to the end, exited before it, search highlights'
+	# The rustc query page.
+	etlcat -q "$ETL_TOP/testdata/selfprofile/tiny-0030637.mm_profdata" |
+	    etlreport -f html -o "$tmp/queries.html"
+	test_page qpage.html queries.html 'width="1200" height="800"' <<'JS'
+    var box = Array.prototype.slice.call(d.querySelectorAll('.trace'))
+      .filter(function (b) { return b.querySelector('.trace'); })[0];
+    var kid = box.querySelector('.trace');
+    var shown = getComputedStyle(kid).display;
+    box.querySelector('.eff').click();
+    var after = getComputedStyle(kid).display;
+    var sheets = Array.prototype.slice.call(d.styleSheets)
+      .filter(function (s) { return s.href; }).length;
+    out = d.querySelector('h1').textContent + '; ' +
+      (shown != 'none' && after == 'none' ? 'a click folds' :
+      'no fold: ' + shown + ' ' + after) + '; ' + sheets +
+      ' external style sheets; ' + (d.querySelector('h1')
+      .getBoundingClientRect().height > 0 ? 'title shown' : 'title hidden');
+JS
+	check_eq chromium-queries "$(seen qpage.html)" \
+	    'rustc query trace; a click folds; 0 external style sheets; title shown'
 else
-	skip chromium "no chromium to draw the svg and html in"
+	fail chromium "no chromium to draw the svg and html in (.ci/run \
+installs it: apt-get install chromium)"
 fi
 
 # The pipelines, from the .etl to their files.
@@ -164,3 +240,17 @@ else
 fi
 sh "$ETL_TOP/pipelines/rustc-cpu.sh" >/dev/null 2>&1
 check_eq rustc-cpu-usage "$?" 2
+# A trace without a Rust process: said, with the way out, not empty files.
+if [ -f "$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl" ]; then
+	for script in rustc-cpu rustc-processes; do
+		sh "$ETL_TOP/pipelines/$script.sh" -o "$tmp/none" \
+		    "$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl" >/dev/null \
+		    2>"$tmp/err"
+		check_eq "$script-no-rust" "$?:$(tail -1 "$tmp/err")" \
+		    "1:$script.sh: $ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl: \
+no Rust process (rustc, cargo, rustdoc, build scripts) in the trace; -a \
+takes every process"
+	done
+else
+	skip rustc-cpu-no-rust "no corpus trace without rustc"
+fi

@@ -103,10 +103,21 @@ else
 	    "$tmp/mixed.txt" | head -5)"
 fi
 
-# The other formats, and the --diff tables, are not summarize's.
+# The other formats are not summarize's.
 etlreport -f csv "$tmp/bq.zst" | csv_lf | sed -n 1p >"$tmp/csv-head"
 check_eq summarize-not-csv "$(cut -d, -f1-3 "$tmp/csv-head")" \
     "item,self_ns,self_pct"
 etlagg queries --diff "$tmp/b.zst" "$tmp/b.zst" | etlreport >"$tmp/diff.txt"
-check_eq summarize-diff-generic "$(sed -n 1p "$tmp/diff.txt"):$(grep -c \
-    '^[+|]' "$tmp/diff.txt")" "queries_diff:0"
+# The --diff tables are summarize diff's: its columns, signed times and
+# changes; against itself, every change is zero.
+check_eq summarize-diff-columns "$(sed -n 2p "$tmp/diff.txt" | tr -s ' ')" \
+    "| Item | Self Time | Self Time Change | Time | Time Change | Item count \
+| Cache hits | Blocked time | Incremental load time | Incremental hashing \
+time |"
+check_eq summarize-diff-zero "$(awk -F' *[|] *' 'NR > 3 && NF > 10 {
+    print $3 " " $5 " " $7 " " $8 " " $9 }' "$tmp/diff.txt" | sort -u |
+    tr '\n' ' ')" "+0ns +0ns +0 +0 +0ns "
+check_eq summarize-diff-change "$(awk -F' *[|] *' 'NR > 3 && NF > 10 {
+    print $4 }' "$tmp/diff.txt" | sort -u | tr '\n' ' ')" "+0.00% NaN% "
+grep -q '^Total cpu time: +0ns$' "$tmp/diff.txt" &&
+    pass summarize-diff-total || fail summarize-diff-total "no signed total"

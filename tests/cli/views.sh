@@ -48,7 +48,7 @@ synth_tests() {
 	csv processes "$tmp/a.zst" | awk -F, '{
 		start = $5; sub(/\./, "", start); start += 0
 		cmd = $0
-		for (i = 1; i <= 12; i++) sub(/^[^,]*,/, "", cmd)
+		for (i = 1; i <= 16; i++) sub(/^[^,]*,/, "", cmd)
 		if (cmd ~ /^"/) { cmd = substr(cmd, 2, length(cmd) - 2)
 			gsub(/""/, "\"", cmd) }
 		printf "%s\t%.0f\t%s\t%s\t%s\t%s\n", $1, start, $2, $3, $11, cmd

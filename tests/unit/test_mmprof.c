@@ -881,13 +881,30 @@ test_html(void)
 	const char *text;
 
 	REQUIRE(in != NULL);
+	/*
+	 * By default boxes under 1% of the time are folded away, as the old
+	 * page's heuristics would have it: q1 (32.9%) says so in its
+	 * tooltip.  The page stands alone and shows its title.
+	 */
+	REQUIRE((text = html_page(&opt, in)) != NULL);
+	CHECK_EQ_INT(count_of(text, "<div class=\"trace "), 11);
+	CHECK(strstr(text, "6 of 17 boxes are not shown; boxes under 1% of "
+	    "the time left out") != NULL);
+	CHECK(strstr(text, "frac-30\" title=\"q1: 0.000000 s, 32.89%; 3 of "
+	    "its 6 boxes folded away\">") != NULL);
+	CHECK(strstr(text, "<h1>rustc query trace</h1>") != NULL);
+	CHECK(strstr(text, "<title>rustc query trace</title>") != NULL);
+	CHECK(strstr(text, "href=") == NULL && strstr(text, "src=") == NULL);
+	/* All of them when asked: --min-percent 0. */
+	opt.min_percent_given = 1;
 	REQUIRE((text = html_page(&opt, in)) != NULL);
 	/* 11 intervals and 6 hits, every box closed. */
 	CHECK_EQ_INT(count_of(text, "<div class=\"trace "), 17);
 	CHECK_EQ_INT(count_of(text, "<div"), count_of(text, "</div>"));
 	/* q5 takes 50 of the roots' 76 ns: over half, the largest box. */
 	CHECK(strstr(text, "<div class=\"trace depth-0 extent-2 important "
-	    "q5 miss  frac-50\">\n<div class=\"eff\">q5</div>\n"
+	    "q5 miss  frac-50\" title=\"q5: 0.000000 s, 65.79%\">"
+	    "\n<div class=\"eff\">q5</div>\n"
 	    "<div class=\"dur\">0.000</div>\n<div class=\"frc\">65.8%</div>")
 	    != NULL);
 	CHECK(strstr(text, "class=\"trace depth-1 extent-0 q2 hit  frac-0\"")

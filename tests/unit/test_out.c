@@ -123,10 +123,79 @@ test_csv_quoting(void)
 	REQUIRE(o != NULL);
 	CHECK_EQ_INT(put_table(o, "stats", cols, 4, cells, 3), 0);
 	CHECK_EQ_STR(close_mem(o),
-	    "name,n,note,t\r\n"
+	    "name,n,note,t_s\r\n"
 	    "plain,1,\"a,b\",0.000000000\r\n"
 	    "\"say \"\"hi\"\"\",-2,\"l1\r\nl2\rl3\n\",\r\n"
 	    "\xc3\xbcn\xc3\xaf,,,-0.000000001\r\n");
+}
+
+/*
+ * Headers keep their units; UTC times are what spreadsheets read as a
+ * date and time.
+ */
+static void
+test_csv_units_and_dates(void)
+{
+	static const struct out_column cols[] = {
+		{ "start", VAL_NS, "s" }, { "cpu_ms", VAL_F64, "ms" },
+		{ "self", VAL_I64, "ns" }, { "share", VAL_F64, "%" },
+		{ "memory_mb", VAL_U64, "MiB" }, { "freq", VAL_U64, "Hz" },
+		{ "bytes", VAL_U64, "bytes" }, { "end", VAL_NS, "" },
+		{ "start_utc", VAL_UTC, "" }, { "exit_status", VAL_I64, "" },
+	};
+	struct value cells[] = {
+		i64(VAL_NS, 1500000000), { .type = VAL_F64, .v.f = 2.5 },
+		i64(VAL_I64, 7), { .type = VAL_F64, .v.f = 12.5 },
+		u64(VAL_U64, 3), u64(VAL_U64, 10), u64(VAL_U64, 1),
+		i64(VAL_NS, 0),
+		/* 2024-11-20T09:14:07.1234567Z */
+		u64(VAL_UTC, 133765676471234567ULL), i64(VAL_I64, 0),
+	};
+	char buf[64];
+	struct out *o = open_mem("csv");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(put_table(o, "t", cols, 10, cells, 1), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "start_s,cpu_ms,self_ns,share_pct,memory_mb,freq_hz,bytes,end_s,"
+	    "start_utc,exit_status\r\n"
+	    "1.500000000,2.5,7,12.5,3,10,1,0.000000000,"
+	    "2024-11-20 09:14:07.123,0\r\n");
+	CHECK_EQ_STR(out_csv_header(&cols[3], buf, sizeof(buf)), "share_pct");
+	CHECK_EQ_STR(out_csv_header(&cols[1], buf, 4), "cpu");
+}
+
+/* A record column: a nested object in JSON, "x[N]" fields an array. */
+static void
+test_jsonl_record(void)
+{
+	static const struct out_column cols[] = {
+		{ "kind", VAL_STR, "" }, { "fields", VAL_STR, "" },
+	};
+	struct value cells[] = { str("alloc"), str("size=5; a[0]=1; a[1]=2") };
+	struct out_field f[] = {
+		{ "size", u64(VAL_U64, 5) }, { "a[0]", u64(VAL_U64, 1) },
+		{ "a[1]", u64(VAL_U64, 2) }, { "s.x", str("q") },
+		{ "b[0]", str("z") }, { "x[", i64(VAL_I64, -1) },
+	};
+	struct out *o = open_mem("jsonl");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(out_table_begin(o, "events", cols, 2), 0);
+	CHECK_EQ_INT(out_table_row_record(o, cells, f, 6), 0);
+	CHECK_EQ_INT(out_table_row_record(o, cells, f, 0), 0);
+	CHECK_EQ_INT(out_table_end(o), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "{\"kind\":\"alloc\",\"fields\":{\"size\":5,\"a\":[1,2],"
+	    "\"s.x\":\"q\",\"b\":[\"z\"],\"x[\":-1}}\n"
+	    "{\"kind\":\"alloc\",\"fields\":{}}\n");
+	/* The other formats write the record's text. */
+	REQUIRE((o = open_mem("csv")) != NULL);
+	CHECK_EQ_INT(out_table_begin(o, "events", cols, 2), 0);
+	CHECK_EQ_INT(out_table_row_record(o, cells, f, 6), 0);
+	CHECK_EQ_INT(out_table_end(o), 0);
+	CHECK_EQ_STR(close_mem(o), "kind,fields\r\nalloc,size=5; a[0]=1; "
+	    "a[1]=2\r\n");
 }
 
 static void
@@ -232,16 +301,42 @@ test_text_control_chars(void)
 		{ "s", VAL_STR, "" },
 		{ "e", VAL_STR, "" },
 	};
-	struct value cells[] = { str("a\tb\x1b[31m\r\n\x7f"), str("e") };
+	struct value cells[] = { str("a\tb\x1b[31m\r\n\x7f"), str("e"),
+	    str("f"), str("g") };
 	struct out *o = open_mem("text");
 
 	REQUIRE(o != NULL);
-	CHECK_EQ_INT(put_table(o, "t\nx", cols, 2, cells, 1), 0);
+	CHECK_EQ_INT(put_table(o, "t\nx", cols, 2, cells, 2), 0);
 	CHECK_EQ_STR(close_mem(o),
 	    "t\\nx\n"
 	    "s                     e\n"
 	    "--------------------  -\n"
-	    "a\\tb\\x1b[31m\\r\\n\\x7f  e\n");
+	    "a\\tb\\x1b[31m\\r\\n\\x7f  e\n"
+	    "f                     g\n");
+}
+
+/* A table of one row reads down: name (unit) and value a line. */
+static void
+test_text_one_row(void)
+{
+	static const struct out_column cols[] = {
+		{ "source", VAL_STR, "" }, { "cpus", VAL_U64, "" },
+		{ "perf_freq", VAL_U64, "Hz" }, { "computer", VAL_STR, "" },
+		{ "note", VAL_STR, "" },
+	};
+	struct value cells[] = { str("a.etl"), u64(VAL_U64, 4),
+	    u64(VAL_U64, 10000000), null, str("x\ty") };
+	struct out *o = open_mem("text");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(put_table(o, "sysconfig", cols, 5, cells, 1), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "sysconfig\n"
+	    "source          a.etl\n"
+	    "cpus            4\n"
+	    "perf_freq (Hz)  10000000\n"
+	    "computer\n"
+	    "note            x\\ty\n");
 }
 
 /* Widths come from the first OUT_TEXT_ROWS rows; later rows overflow. */
@@ -480,10 +575,13 @@ main(void)
 	RUN(test_unknown_format);
 	RUN(test_csv_quoting);
 	RUN(test_csv_header_and_tables);
+	RUN(test_csv_units_and_dates);
+	RUN(test_jsonl_record);
 	RUN(test_text_alignment);
 	RUN(test_text_no_trailing_spaces);
 	RUN(test_text_tables);
 	RUN(test_text_control_chars);
+	RUN(test_text_one_row);
 	RUN(test_text_streaming);
 	RUN(test_copies);
 	RUN(test_jsonl_types);

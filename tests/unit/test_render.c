@@ -171,6 +171,16 @@ test_svg(void)
 	CHECK(strstr(text, "id=\"search\"") != NULL);
 	CHECK(strstr(text, "<script") != NULL);
 	CHECK(strstr(text, "</svg>\n") != NULL);
+	/* The subtitle's total in a readable unit; it opens at the root. */
+	CHECK(strstr(text, "<text id=\"subtitle\" x=\"600\" y=\"44\" "
+	    "text-anchor=\"middle\">40 ns in all, 3 stacks;") != NULL);
+	CHECK(strstr(text, "window.scrollTo(0,") != NULL);
+	free(text);
+	/* Without --title, the title says what the widths count. */
+	opt.title = NULL;
+	text = render("svg", in, &opt, &rc);
+	REQUIRE(text != NULL);
+	CHECK(strstr(text, ">Time by stack</text>") != NULL);
 	free(text);
 	fclose(in);
 }
@@ -227,7 +237,8 @@ test_empty_table(void)
 	text = render("svg", in, &opt, &rc);
 	CHECK_EQ_INT(rc, 0);
 	CHECK(text != NULL && strstr(text, "<g class") == NULL &&
-	    strstr(text, ">0 samples in 0 stacks") != NULL);
+	    strstr(text, ">0 samples in all, 0 stacks") != NULL &&
+	    strstr(text, ">CPU samples by call stack</text>") != NULL);
 	free(text);
 	fclose(in);
 }

@@ -288,6 +288,89 @@ test_no_total(void)
 	fclose(in);
 }
 
+/*
+ * The --diff tables as summarize diff draws them: its titles, every
+ * column, items without dots, signed durations with all their decimals,
+ * changes as {:+.2}% (inf for a new item, -100% for a gone one).
+ */
+static void
+test_diff(void)
+{
+	static const struct stream_column dcols[] = {
+		{ "item", VAL_STR, "" }, { "self_ns", VAL_I64, "ns" },
+		{ "self_change_pct", VAL_F64, "%" },
+		{ "total_ns", VAL_I64, "ns" },
+		{ "total_change_pct", VAL_F64, "%" },
+		{ "count", VAL_I64, "" }, { "cache_hits", VAL_I64, "" },
+		{ "blocked_ns", VAL_I64, "ns" },
+		{ "incremental_load_ns", VAL_I64, "ns" },
+		{ "incremental_hashing_ns", VAL_I64, "ns" },
+	};
+	static const struct stream_column tcols[] = {
+		{ "base_ns", VAL_I64, "ns" }, { "change_ns", VAL_I64, "ns" },
+		{ "total_ns", VAL_I64, "ns" },
+	};
+	static const struct stream_column acols[] = {
+		{ "item", VAL_STR, "" }, { "base_bytes", VAL_U64, "bytes" },
+		{ "change_bytes", VAL_U64, "bytes" },
+		{ "bytes", VAL_I64, "bytes" },
+	};
+	struct value d1[] = { STR("typeck"), I64(-2512345), F64(-25.126),
+	    I64(1000), F64(0.0), I64(-3), I64(7), I64(0), I64(1500),
+	    I64(0) };
+	struct value d2[] = { STR("new_query"), I64(1200), F64(1.0 / 0.0),
+	    I64(1200), F64(1.0 / 0.0), I64(1), I64(0), I64(0), I64(0),
+	    I64(0) };
+	struct value t[] = { I64(10000000), I64(7487655), I64(-2512345) };
+	struct value a1[] = { STR("object_file"), U64(8232), U64(8000),
+	    I64(-232) };
+	FILE *in = tmpfile();
+	struct stream_writer *w;
+	struct stream_end e = { 0 };
+	char *text;
+
+	REQUIRE(in != NULL && (w = stream_writer_new(in, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	put_table(w, 1, "queries_diff", dcols, 10);
+	put_row(w, 1, d1, 10);
+	put_row(w, 1, d2, 10);
+	put_table(w, 2, "queries_diff_total", tcols, 3);
+	put_row(w, 2, t, 3);
+	put_table(w, 3, "queries_diff_artifacts", acols, 4);
+	put_row(w, 3, a1, 4);
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	text = render_text(in);
+	REQUIRE(text != NULL);
+	CHECK_EQ_STR(text,
+	    "+-----------+-------------+------------------+--------+"
+	    "-------------+------------+------------+--------------+"
+	    "-----------------------+--------------------------+\n"
+	    "| Item      | Self Time   | Self Time Change | Time   |"
+	    " Time Change | Item count | Cache hits | Blocked time |"
+	    " Incremental load time | Incremental hashing time |\n"
+	    "+-----------+-------------+------------------+--------+"
+	    "-------------+------------+------------+--------------+"
+	    "-----------------------+--------------------------+\n"
+	    "| typeck    | -2.512345ms | -25.13%          | +1\xc2\xb5s   |"
+	    " +0.00%      | -3         | +7         | +0ns         |"
+	    " +1.5\xc2\xb5s                | +0ns                     |\n"
+	    "| new_query | +1.2\xc2\xb5s      | +inf%            | +1.2\xc2\xb5s |"
+	    " +inf%       | +1         | +0         | +0ns         |"
+	    " +0ns                  | +0ns                     |\n"
+	    "+-----------+-------------+------------------+--------+"
+	    "-------------+------------+------------+--------------+"
+	    "-----------------------+--------------------------+\n"
+	    "Total cpu time: -2.512345ms\n"
+	    "+-------------+----------------------+\n"
+	    "| Item        | Artifact Size Change |\n"
+	    "+-------------+----------------------+\n"
+	    "| object_file | -232 bytes           |\n"
+	    "+-------------+----------------------+\n");
+	free(text);
+	fclose(in);
+}
+
 int
 main(void)
 {
@@ -298,5 +381,6 @@ main(void)
 	RUN(test_tables);
 	RUN(test_total_zero);
 	RUN(test_no_total);
+	RUN(test_diff);
 	HARNESS_EXIT();
 }

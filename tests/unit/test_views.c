@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "proctab.h"
 #include "stream.h"
 #include "view.h"
 
@@ -356,15 +357,44 @@ test_processes(void)
 	run("processes", &in, 1, &t, NULL);
 	CHECK_EQ_INT(t.n, 8);
 	/* pid|ppid|image|start_utc|start|end_utc|end|duration|exit|threads|
-	 * samples|cpu_ms|cmdline */
-	CHECK_EQ_STR(t.rows[0], "10|1|cmd.exe|||||||0|0|0|cmd.exe");
-	CHECK_EQ_STR(t.rows[1], "99|0|(unknown)|||||||0|1|1|");
+	 * samples|cpu_ms|end_state|last_seen|trace_end|crate|cmdline */
+	CHECK_EQ_STR(t.rows[0], "10|1|cmd.exe|||||||0|0|0|unknown|0.000000000|"
+	    "0.000000700||"
+	    "cmd.exe");
+	CHECK_EQ_STR(t.rows[1], "99|0|(unknown)|||||||0|1|1|unknown|"
+	    "0.000000470|0.000000700||");
 	CHECK(has_row(&t, "30|20|rustc.exe|2020-07-23T17:46:40.0000002Z|"
 	    "0.000000200|2020-07-23T17:46:40.0000003Z|0.000000300|"
-	    "0.000000100|1|2|1|1|rustc.exe"));
+	    "0.000000100|1|2|1|1|exited|0.000000300|0.000000700||"
+	    "rustc.exe"));
 	CHECK(has_row(&t, "30|20|link.exe|2020-07-23T17:46:40.0000004Z|"
-	    "0.000000400|||||0|2|2|link.exe"));
+	    "0.000000400|||||0|2|2|unknown|0.000000460|0.000000700||"
+	    "link.exe"));
 	fclose(in);
+}
+
+/* The crate of a command line, in the forms cargo and people write. */
+static void
+test_crate(void)
+{
+	static const char *const cases[][2] = {
+		{ "rustc.exe --crate-name core --edition=2021", "core" },
+		{ "rustc --edition=2021 --crate-name=cfg_if x.rs", "cfg_if" },
+		{ "\"rustc.exe\" \"--crate-name\" \"std\" lib.rs", "std" },
+		{ "rustc x.rs --crate-name", "" },
+		{ "rustc --crate-names x", "" },
+		{ "rustc --crate-type lib x.rs", "" },
+		{ "rustc x--crate-name y", "" },
+	};
+	char got[64];
+	const char *s;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = proctab_crate(cases[i][0], strlen(cases[i][0]), &n);
+		snprintf(got, sizeof(got), "%.*s", s ? (int)n : 0, s ? s : "");
+		CHECK_EQ_STR(got, cases[i][1]);
+	}
 }
 
 static void
@@ -453,6 +483,7 @@ main(void)
 	RUN(test_cpu_by_stack);
 	RUN(test_cpu_by_function_module_process);
 	RUN(test_processes);
+	RUN(test_crate);
 	RUN(test_tree);
 	RUN(test_merge_same);
 	RUN(test_usage);

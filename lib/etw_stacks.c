@@ -1,0 +1,343 @@
+/*
+ * etw_stacks.c - stacks (etl-format.md 5.6): stack walks, cached stack
+ * keys and their definitions, and stacks in EVENT_HEADER extended items,
+ * interned as REC_STACK and attached to the queued events that own them.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etw_state.h"
+
+static stream_id
+new_stack_id(struct etw_decoder *d)
+{
+	return ++d->next_stack;
+}
+
+/* The id of a plain frame list, defining it on first use. */
+static stream_id
+intern_frames(struct etw_decoder *d, stream_id head, const uint64_t *frames,
+    uint32_t n, stream_id next)
+{
+	unsigned char key[8 + STREAM_STACK_MAX * 8];
+	int added;
+	uint32_t iid;
+
+	memcpy(key, &head, 4);
+	memcpy(key + 4, &next, 4);
+	memcpy(key + 8, frames, (size_t)n * 8);
+	iid = intern_add(&d->stacks, key, 8 + (size_t)n * 8, &added);
+	if (iid == 0 || etw_grow_ids(&d->stack_ids, &d->stack_ids_cap, iid) != 0)
+		return 0;
+	if (added) {
+		struct stream_stack s = { .id = new_stack_id(d), .head = head,
+		    .next = next, .nframes = n, .frames = frames };
+
+		d->stack_ids[iid] = s.id;
+		if (stream_write_stack(d->w, &s) != 0)
+			d->failed = 1;
+	}
+	return d->stack_ids[iid];
+}
+
+/* Defines a promised id as the join of head and next. */
+static void
+define_join(struct etw_decoder *d, stream_id id, stream_id head,
+    stream_id next, int unresolved)
+{
+	struct stream_stack s = { .id = id, .head = head, .next = next,
+	    .unresolved = (uint8_t)unresolved };
+
+	if (stream_write_stack(d->w, &s) != 0)
+		d->failed = 1;
+}
+
+static uint32_t
+load_frames(struct etw_decoder *d, const unsigned char *raw, uint32_t n,
+    int ptr_size)
+{
+	uint32_t i;
+
+	if (n > STREAM_STACK_MAX)
+		n = STREAM_STACK_MAX;
+	for (i = 0; i < n; i++)
+		d->frames[i] = etw_ptr(raw + (size_t)i * ptr_size, ptr_size);
+	return n;
+}
+
+static struct thread_pending *
+pending_of(struct etw_decoder *d, uint32_t tid, int create)
+{
+	uint32_t i;
+
+	if (idmap_get(&d->pending_index, tid, &i))
+		return &d->pending[i];
+	if (!create)
+		return NULL;
+	if (d->npending == d->pending_cap) {
+		size_t cap = d->pending_cap ? d->pending_cap * 2 : 64;
+		struct thread_pending *p = realloc(d->pending, cap * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		d->pending = p;
+		d->pending_cap = cap;
+	}
+	if (idmap_put(&d->pending_index, tid, (uint32_t)d->npending) != 0)
+		return NULL;
+	d->pending[d->npending].tid = tid;
+	d->pending[d->npending].n = 0;
+	return &d->pending[d->npending++];
+}
+
+/*
+ * Completes a kernel-only stack with its user part (0: none came).  The
+ * joined stack is interned, so samples with the same two parts share it;
+ * an event still in the queue gets its id directly, and only one already
+ * written needs its promised id defined.
+ */
+static void
+complete_pending(struct etw_decoder *d, const struct pending_stack *ps,
+    stream_id user)
+{
+	stream_id full = ps->kernel;
+	struct qentry *e = &d->q[ps->slot];
+
+	if (user != 0)
+		full = intern_frames(d, ps->kernel, d->frames, 0, user);
+	if (e->seq == ps->seq)
+		stream_event_set_stack(d->ring + e->off, full);
+	else
+		define_join(d, ps->id, full, 0, 0);
+}
+
+/* A user part arrived on `tid`: complete every kernel-only stack there. */
+static void
+resolve_pending(struct etw_decoder *d, uint32_t tid, stream_id user)
+{
+	struct thread_pending *tp = pending_of(d, tid, 0);
+	uint32_t i;
+
+	if (tp == NULL)
+		return;
+	for (i = 0; i < tp->n; i++)
+		complete_pending(d, &tp->s[i], user);
+	tp->n = 0;
+}
+
+/*
+ * Promises the queued `owner` a stack made of `kernel` and a user part to
+ * come.  @return : the id to give it for now.
+ */
+static stream_id
+await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel,
+    const struct qentry *owner)
+{
+	struct thread_pending *tp = pending_of(d, tid, 1);
+	struct pending_stack *ps;
+
+	if (tp == NULL)
+		return kernel;
+	if (tp->n == PENDING_MAX) {
+		/* The oldest waited long enough: it stays kernel-only. */
+		complete_pending(d, &tp->s[0], 0);
+		memmove(tp->s, tp->s + 1, (PENDING_MAX - 1) * sizeof(tp->s[0]));
+		tp->n--;
+	}
+	ps = &tp->s[tp->n++];
+	ps->id = new_stack_id(d);
+	ps->kernel = kernel;
+	ps->seq = owner->seq;
+	ps->slot = (uint32_t)(owner - d->q);
+	return ps->id;
+}
+
+/*
+ * The queued event that owns a stack walk for time `ts` on thread `tid`
+ * logged on `cpu` (5.6 steps 1 to 3), or NULL.
+ */
+static struct qentry *
+find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
+{
+	struct qentry *same_cpu = NULL;
+	size_t i;
+
+	for (i = d->qcount; i-- > 0;) {
+		struct qentry *e = &d->q[(d->qhead + i) % QUEUE_SLOTS];
+
+		if (e->ts < ts)
+			break;
+		if (e->ts != ts || !e->stackable)
+			continue;
+		if (e->tid == tid)
+			return e;
+		if (e->tid == ETL_NO_ID && e->cpu == cpu && same_cpu == NULL)
+			same_cpu = e;
+	}
+	return same_cpu;
+}
+
+static void
+give_stack(struct etw_decoder *d, struct qentry *owner, stream_id id)
+{
+	stream_event_set_stack(d->ring + owner->off, id);
+	owner->has_stack = 1;
+	d->stats.stacks_attached++;
+}
+
+/*
+ * Attaches a stack part with id `part` for (ts, tid) to its owner.
+ * `kernel_only` says whether it is a kernel fragment awaiting a user part.
+ */
+static void
+attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
+    stream_id part, int kernel_only)
+{
+	struct qentry *owner = find_owner(d, ts, tid, cpu);
+
+	if (!kernel_only)
+		resolve_pending(d, tid, part);
+	if (owner == NULL) {
+		if (kernel_only || pending_of(d, tid, 0) == NULL)
+			d->stats.stacks_orphaned++;
+		return;
+	}
+	if (owner->has_stack)
+		return;		/* its user part, already joined above */
+	give_stack(d, owner, kernel_only ? await_user_part(d, tid, part, owner) :
+	    part);
+}
+
+void
+etw_on_stack_walk(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k)
+{
+	uint32_t n = load_frames(d, k->u.stack.frames, k->u.stack.nframes,
+	    ev->ptr_size);
+	stream_id id;
+	int kernel_only;
+
+	if (n == 0)
+		return;
+	kernel_only = etw_kernel_address(d->frames[n - 1], ev->ptr_size);
+	if ((id = intern_frames(d, 0, d->frames, n, 0)) != 0)
+		attach_stack(d, k->u.stack.event_ts, k->u.stack.tid, ev->cpu, id,
+		    kernel_only);
+}
+
+void
+etw_on_stack_key(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k)
+{
+	struct idmap *keys = k->u.stack.user ? &d->user_keys : &d->kernel_keys;
+	uint32_t id;
+
+	/* The key's frames come later; promise an id per key lifetime. */
+	if (!idmap_get(keys, k->u.stack.key, &id)) {
+		id = new_stack_id(d);
+		idmap_put(keys, k->u.stack.key, id);
+	}
+	attach_stack(d, k->u.stack.event_ts, k->u.stack.tid, ev->cpu, id,
+	    !k->u.stack.user);
+}
+
+void
+etw_on_key_definition(struct etw_decoder *d, const struct etl_event *ev,
+    const struct etw_kernel *k)
+{
+	uint32_t n = load_frames(d, k->u.stack.frames, k->u.stack.nframes,
+	    ev->ptr_size), id;
+	struct idmap *keys;
+	stream_id frames;
+
+	if (n == 0)
+		return;
+	/* A definition serves the kernel table if it ends in the kernel. */
+	keys = etw_kernel_address(d->frames[n - 1], ev->ptr_size) ?
+	    &d->kernel_keys : &d->user_keys;
+	if (!idmap_get(keys, k->u.stack.key, &id))
+		return;		/* never referenced */
+	if ((frames = intern_frames(d, 0, d->frames, n, 0)) != 0)
+		define_join(d, id, frames, 0, 0);
+	/* Keys are reused after a delete (5.6 step 5). */
+	idmap_del(keys, k->u.stack.key);
+}
+
+/*
+ * Steps *p over the EVENT_HEADER extended item (3.7) it points at.
+ * @return : the item's data, with *type and *size, or NULL at `end` or
+ *	at an item that runs past it.
+ */
+const unsigned char *
+etw_next_ext_item(const unsigned char **p, const unsigned char *end,
+    unsigned *type, unsigned *size)
+{
+	const unsigned char *item = *p;
+
+	if (item == NULL || end - item < 8)
+		return NULL;
+	*type = le16(item + 2);
+	*size = le16(item + 6);
+	if (*size > end - item - 8)
+		return NULL;
+	*p = item + ((8 + *size + 7) & ~7u);
+	return item + 8;
+}
+
+/* Stacks inside EVENT_HEADER extended items (3.7, 5.6 step 6). */
+stream_id
+etw_inline_stack(struct etw_decoder *d, const struct etl_event *ev)
+{
+	const unsigned char *p = ev->ext, *data;
+	unsigned type, size;
+	stream_id kernel = 0, user = 0;
+
+	while ((data = etw_next_ext_item(&p, ev->ext + ev->ext_len, &type,
+	    &size)) != NULL) {
+		int ptr = type == 6 ? 8 : 4;
+
+		if ((type == 5 || type == 6) && size >= 8) {
+			uint32_t n = load_frames(d, data + 8,
+			    (size - 8) / ptr, ptr);
+			stream_id id = n ? intern_frames(d, 0, d->frames, n, 0) : 0;
+
+			if (n && etw_kernel_address(d->frames[n - 1], ptr))
+				kernel = id;
+			else
+				user = id;
+		}
+	}
+	if (kernel && user) {
+		stream_id id = new_stack_id(d);
+
+		define_join(d, id, kernel, user, 0);
+		return id;
+	}
+	return kernel ? kernel : user;
+}
+
+/* Completes every stack still promised: their parts never came. */
+void
+etw_settle_stacks(struct etw_decoder *d)
+{
+	size_t i;
+	struct idmap *tables[2] = { &d->kernel_keys, &d->user_keys };
+	int t;
+
+	for (i = 0; i < d->npending; i++) {
+		uint32_t j;
+
+		for (j = 0; j < d->pending[i].n; j++)
+			complete_pending(d, &d->pending[i].s[j], 0);
+		d->pending[i].n = 0;
+	}
+	for (t = 0; t < 2; t++) {
+		for (i = 0; i < tables[t]->cap; i++) {
+			if (!tables[t]->used[i])
+				continue;
+			define_join(d, tables[t]->vals[i], 0, 0, 1);
+			d->stats.keys_unresolved++;
+		}
+	}
+}
