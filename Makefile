@@ -5,6 +5,8 @@
 #   make check      build and run the test suite (unit, CLI, corpus)
 #   make check-asan the same suite under AddressSanitizer and UBSan
 #   make bench      throughput figures against cat and zstd -1
+#   make fuzz       each libFuzzer target in tests/fuzz for FUZZ_SECONDS
+#                   (clang with its fuzzer runtime; FUZZ_TARGETS=fuzz_etl ...)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # CFLAGS belongs to the user; project flags go in MOREFLAGS.  Local settings
@@ -47,10 +49,22 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 SYNTH_SRC  := $(sort $(wildcard tests/synth/*.c))
 SYNTH_BIN  := $(if $(SYNTH_SRC),build/etlsynth)
 MAN        := $(sort $(wildcard man/*.[1-9]))
+# Fuzz targets: tests/fuzz/fuzz_NAME.c, seeded by tests/fuzz/fuzz_NAME.seeds
+# (and tests/fuzz/fuzz_NAME.dict, tests/fuzz/regress/fuzz_NAME/ if there).
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_SECONDS ?= 60
+FUZZ_CC    ?= clang
+FUZZ_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=undefined
+FUZZ_OBJ   := $(LIB_SRC:lib/%.c=build/fuzz/obj/%.o)
+FUZZ_REGRESS := $(FUZZ_NAMES:%=build/fuzz/regress/%)
+FUZZ_SEEDS := $(FUZZ_NAMES:%=build/fuzz/seeds/%.stamp)
 
 ALL_CFLAGS = $(CPPFLAGS) $(MOREFLAGS) $(CFLAGS)
 
-.PHONY: all demo deps check check-asan test bench install uninstall clean
+.PHONY: all demo deps check check-asan test bench fuzz install uninstall clean
 
 all: $(TOOL_BIN) $(SYNTH_BIN)
 
@@ -68,7 +82,7 @@ bin/%: tools/%.c build/libetl.a
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetl.a $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/harness.h build/libetl.a
+build/tests/%: tests/unit/%.c tests/unit/harness.h tests/fuzz/craft.h build/libetl.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetl.a $(LDLIBS)
@@ -79,6 +93,53 @@ build/etlsynth: $(SYNTH_SRC) tests/synth/*.h build/libetl.a
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/synth $(LDFLAGS) -o $@ $(SYNTH_SRC) \
 	    build/libetl.a $(LDLIBS)
 
+# ---- fuzzing (tests/fuzz/run.sh says what each run did) ----
+
+build/craft: tests/fuzz/craft.c tests/fuzz/craft.h build/libetl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetl.a $(LDLIBS)
+
+build/fuzz/crafted.stamp: build/craft testdata/sample.etl
+	@rm -rf build/fuzz/crafted && mkdir -p build/fuzz/crafted
+	$(Q)build/craft testdata/sample.etl build/fuzz/crafted
+	@touch $@
+
+build/fuzz/seeds/%.stamp: tests/fuzz/%.seeds build/fuzz/crafted.stamp \
+    $(TOOL_BIN) $(SYNTH_BIN)
+	@rm -rf build/fuzz/seeds/$* && mkdir -p build/fuzz/seeds/$*
+	@$(if $(Q),echo "  SEEDS   $*")
+	$(Q)PATH="$(CURDIR)/bin:$(CURDIR)/build:$$PATH" \
+	    sh $< build/fuzz/seeds/$* build/fuzz/crafted
+	@touch $@
+
+# The targets without libFuzzer, for make check: they replay the seeds.
+build/fuzz/regress/%: tests/fuzz/%.c tests/fuzz/regression_driver.c \
+    tests/fuzz/fuzz.h build/libetl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< \
+	    tests/fuzz/regression_driver.c build/libetl.a $(LDLIBS)
+
+build/fuzz/obj/%.o: lib/%.c lib/*.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(MOREFLAGS) $(FUZZ_FLAGS) \
+	    -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libetl.a: $(FUZZ_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h build/fuzz/libetl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(MOREFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    -Itests/fuzz $(LDFLAGS) -o $@ $< build/fuzz/libetl.a $(LDLIBS)
+
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/bin/%) $(FUZZ_TARGETS:%=build/fuzz/seeds/%.stamp)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 deps:
 	@sh .ci/deps.sh
 
@@ -86,7 +147,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/demo.sh
 
-check: all $(UNIT_BIN)
+check: all $(UNIT_BIN) $(FUZZ_REGRESS) $(FUZZ_SEEDS) build/fuzz/crafted.stamp
 	@sh tests/run.sh
 
 test: check

@@ -69,7 +69,7 @@ void
 cursor_init(struct cursor *c, const void *p, size_t len)
 {
 	c->p = p;
-	c->end = c->p + len;
+	c->end = len > 0 ? c->p + len : c->p;	/* p may be NULL */
 	c->bad = 0;
 }
 

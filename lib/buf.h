@@ -30,12 +30,14 @@ unsigned char *buf_grow(struct buf *b, size_t n);
 
 /*
  * Makes room for `n` more bytes; returns a pointer to them, NULL if OOM.
+ * A buffer never allocated is given memory even for n == 0, so that the
+ * pointer returned is never an offset from NULL.
  * Inline: the encoders call it for every field of every event.
  */
 static inline unsigned char *
 buf_reserve(struct buf *b, size_t n)
 {
-	if (b->cap - b->len >= n && !b->oom)
+	if (b->cap - b->len >= n && b->data != NULL && !b->oom)
 		return b->data + b->len;
 	return buf_grow(b, n);
 }

@@ -27,7 +27,18 @@
 #define FLAG_PROC_INDEX	0x0020
 #define FLAG_COMPRESSED	0x0040
 #define MAX_FILLED	(64u << 20)	/* a decompressed buffer, at most */
+/*
+ * A compressed buffer may claim at most this many times its compressed
+ * bytes (plus a page): real ones reach 13 (net.4.5.2.x64), and the claim
+ * bounds both the memory and the time its decompression takes, so that
+ * a small file cannot ask for gigabytes (etl-format.md 1.6).
+ */
+#define MAX_RATIO	64u
+#define RATIO_SLACK	4096u
+/* Decompressed bytes held at once by the merge, open buffers and spares. */
+#define MAX_OPEN_BYTES	(512u << 20)
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
+#define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
 
 struct bufidx {
@@ -65,6 +76,8 @@ struct etl_reader {
 	struct openbuf *popped;	/* returned last time; advance it first */
 	struct openbuf **spare;	/* closed buffers, kept for reuse */
 	size_t nspare;
+
+	size_t owned_bytes;	/* decompressed copies held, spares included */
 
 	int drop_pages;		/* the data is a mapping: drop what was read */
 	char error[256];
@@ -290,9 +303,15 @@ parse_event(const unsigned char *p, size_t avail, struct etl_event *ev)
 			return -1;
 		hlen = (uint32_t)q;
 	} else if ((hi & 0x80) == 0) {
-		/* WNODE_HEADER block (3.9): opaque. */
+		/*
+		 * WNODE_HEADER block (3.9): opaque.  Its size is a u32, but no
+		 * event is larger than 64 KiB; a larger one is a lie that
+		 * would make a record too large for the stream.
+		 */
 		hlen = 0x30;
 		size = m;
+		if (size > MAX_WNODE)
+			return -1;
 		ev->hdr = ETL_HDR_WNODE;
 		if (avail >= 0x30)
 			memcpy(ev->guid, p + 0x18, 16);
@@ -342,11 +361,12 @@ read_trace_header(struct etl_reader *r)
 	    filled < BUF_HEADER_LEN)
 		return -1;
 	size = parse_event(buf + BUF_HEADER_LEN, filled - BUF_HEADER_LEN, &ev);
-	if (size <= 0 || ev.hdr != ETL_HDR_SYSTEM || ev.hook != 0x0000 ||
-	    ev.payload_len < 0x110)
+	if (size <= 0 || ev.hdr != ETL_HDR_SYSTEM || ev.hook != 0x0000)
 		return -1;
 	p = ev.payload;
 	o = ev.ptr_size == 8 ? 8 : 0;
+	if (ev.payload_len < 0x110 + o)
+		return -1;
 	h->buffer_size = le32(p + 0x00);
 	h->version = le32(p + 0x04);
 	h->provider_version = le32(p + 0x08);
@@ -397,6 +417,19 @@ plausible_buffer(const struct etl_reader *r, uint64_t off)
 	if (flags & FLAG_COMPRESSED)
 		return filled > BUF_HEADER_LEN && filled <= MAX_FILLED;
 	return filled >= BUF_HEADER_LEN && filled <= size;
+}
+
+/*
+ * The most a compressed buffer of `size` bytes on disk may decompress
+ * to, header included: see MAX_RATIO.
+ */
+static uint64_t
+max_filled(uint32_t size)
+{
+	uint64_t n = (uint64_t)(size - BUF_HEADER_LEN) * MAX_RATIO +
+	    RATIO_SLACK + BUF_HEADER_LEN;
+
+	return n < MAX_FILLED ? n : MAX_FILLED;
 }
 
 /*
@@ -472,6 +505,39 @@ add_index(struct etl_reader *r, const struct bufidx *bi)
 	return 0;
 }
 
+/*
+ * Checks the fill size of the buffer being indexed against its header
+ * and its size on disk, every one of which may lie.
+ * @return : 0, or -1 if the buffer is to be skipped (error set).
+ */
+static int
+check_fill(struct etl_reader *r, struct bufidx *bi)
+{
+	if (bi->flags & FLAG_COMPRESSED) {
+		if (bi->filled <= BUF_HEADER_LEN || bi->filled > MAX_FILLED) {
+			set_error(r, bi->off + 0x30, "compressed buffer with an "
+			    "impossible fill size %u, %u bytes skipped",
+			    bi->filled, bi->size);
+			return -1;
+		}
+		if (bi->filled > max_filled(bi->size)) {
+			set_error(r, bi->off + 0x30, "compressed buffer claims "
+			    "%u bytes from %u, more than %u times: %u bytes "
+			    "skipped", bi->filled, bi->size, MAX_RATIO, bi->size);
+			return -1;
+		}
+		return 0;
+	}
+	if (bi->filled > bi->size)
+		bi->filled = bi->size;
+	if (bi->filled < BUF_HEADER_LEN) {
+		set_error(r, bi->off + 0x30, "buffer fill size %u is smaller "
+		    "than its header, %u bytes skipped", bi->filled, bi->size);
+		return -1;
+	}
+	return 0;
+}
+
 /* Indexes the buffer at `off`; returns the offset of the next one. */
 static uint64_t
 index_buffer(struct etl_reader *r, uint64_t off, int *warned)
@@ -479,6 +545,7 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 	const unsigned char *b = r->data + off;
 	struct bufidx bi = { .off = off, .order = (uint32_t)r->nbufs };
 	uint64_t next;
+	int truncated = 0;
 
 	if (!plausible_buffer(r, off)) {
 		uint32_t size = le32(b);
@@ -504,13 +571,22 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 		    (unsigned)left, size);
 		count_bad_buffer(r, off, size - left);
 		bi.size = (uint32_t)left;
+		truncated = 1;
 	} else
 		bi.size = le32(b);
+	next = off + bi.size;
 	bi.flags = le16(b + 0x34);
 	bi.filled = le32(b + 0x30) ? le32(b + 0x30) : le32(b + 4);
 	bi.cpu = (bi.flags & FLAG_PROC_INDEX) ? le16(b + 0x28) & 0x7ff : b[0x28];
-	if (!(bi.flags & FLAG_COMPRESSED) && bi.filled > bi.size)
-		bi.filled = bi.size;
+	if (check_fill(r, &bi) != 0) {
+		/* A truncated buffer was counted already. */
+		if (truncated)
+			r->counts.bad_buffer_bytes += bi.size;
+		else
+			count_bad_buffer(r, off, bi.size);
+		*warned = 1;
+		return next;
+	}
 	if (bi.flags & (FLAG_EVENTS_LOST | FLAG_BUFFER_LOST))
 		r->counts.lost_flagged++;
 	if (bi.flags & FLAG_COMPRESSED) {
@@ -530,7 +606,7 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 	r->counts.buffers++;
 	if (add_index(r, &bi) != 0)
 		return r->len;
-	return off + bi.size;
+	return next;
 }
 
 static int
@@ -710,6 +786,22 @@ close_openbuf(struct etl_reader *r, struct openbuf *ob)
 	r->spare[r->nspare++] = ob;
 }
 
+/* Lets go of the decompressed copies that closed buffers keep for reuse. */
+static void
+release_spares(struct etl_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nspare; i++) {
+		struct openbuf *ob = r->spare[i];
+
+		r->owned_bytes -= ob->owned_cap;
+		free(ob->owned);
+		ob->owned = NULL;
+		ob->owned_cap = 0;
+	}
+}
+
 /* Makes the buffer's event area readable: decompressed if need be. */
 static int
 map_buffer(struct etl_reader *r, struct openbuf *ob, const struct bufidx *bi)
@@ -726,12 +818,28 @@ map_buffer(struct etl_reader *r, struct openbuf *ob, const struct bufidx *bi)
 		return 0;
 	}
 	if (ob->owned_cap < bi->filled) {
+		r->owned_bytes -= ob->owned_cap;
 		free(ob->owned);
+		ob->owned = NULL;
+		ob->owned_cap = 0;
+		if (r->owned_bytes + bi->filled > MAX_OPEN_BYTES)
+			release_spares(r);
+		if (r->owned_bytes + bi->filled > MAX_OPEN_BYTES) {
+			set_error(r, bi->off, "compressed buffers overlapping in "
+			    "time need more than %u MiB at once: buffer at "
+			    "0x%llx skipped, %u bytes", MAX_OPEN_BYTES >> 20,
+			    (unsigned long long)bi->off, bi->size);
+			count_bad_buffer(r, bi->off, bi->size);
+			return -1;
+		}
 		if ((ob->owned = malloc(bi->filled)) == NULL) {
-			ob->owned_cap = 0;
+			set_error(r, bi->off, "out of memory for a compressed "
+			    "buffer of %u bytes: skipped", bi->filled);
+			count_bad_buffer(r, bi->off, bi->size);
 			return -1;
 		}
 		ob->owned_cap = bi->filled;
+		r->owned_bytes += bi->filled;
 	}
 	memcpy(ob->owned, b, BUF_HEADER_LEN);
 	if (lzxpress_decompress(b + BUF_HEADER_LEN, bi->size - BUF_HEADER_LEN,

@@ -13,7 +13,13 @@
  * until the next call.
  *
  * Memory: an index of 32 bytes per buffer, plus the buffers whose time
- * ranges overlap the current time (decompressed ones are copied).
+ * ranges overlap the current time (decompressed ones are copied).  Every
+ * size in the file is checked: a buffer's fill against its header and
+ * its size, an event's size against its buffer (64 KiB at most), and a
+ * compressed buffer may claim at most 64 times its bytes plus 4 KiB (64
+ * MiB at most), so that decompressing takes time and memory linear in
+ * the file; the buffers open at once hold at most 512 MiB decompressed.
+ * What breaks a limit is skipped and reported (ETL_WARN), not allocated.
  */
 #ifndef IN_ETL_H
 #define IN_ETL_H

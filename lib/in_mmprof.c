@@ -36,9 +36,24 @@
 #define INTEGER_MARK	0xfffffffffffeULL
 #define MAX_DEPTH	512	/* nested string references */
 #define MAX_REFS	(1u << 20)	/* references expanded for one string */
+/*
+ * What all the string resolutions of a file may do together: follow
+ * REFS_FIXED references plus REFS_RATIO a byte of the file, and produce
+ * TEXT_FIXED bytes plus TEXT_RATIO a byte.  Without it, a small string
+ * table whose references fan out (each string naming the next one many
+ * times) cost a million steps an event: a minute for a 65 KB file.  Real
+ * profiles use a few references an event; their text is what their
+ * events print.
+ */
+#define REFS_FIXED	(1u << 20)
+#define REFS_RATIO	16u
+#define TEXT_FIXED	(16u << 20)
+#define TEXT_RATIO	64u
+#define KINDS_MAX	1024	/* kind strings remembered; rustc has ~10 */
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
 #define MEMO_SLOTS	4096	/* event id strings remembered */
 #define MEMO_TEXT_MAX	1024	/* the longest one remembered */
+#define REF_SLOTS	1024	/* referenced strings remembered */
 #define UNKNOWN_TEXT	"<unknown>"
 #define INVALID_TEXT	"<invalid>"
 #define PARSE_ERROR	"<parse error>"
@@ -98,10 +113,17 @@ struct mmprof_reader {
 
 	struct kind *kinds;
 	size_t nkinds, kindcap;
+	struct idmap kind_index;	/* kind string id -> index in kinds */
 	struct buf kind_text;
+	struct buf kind_scratch;	/* a kind beyond KINDS_MAX */
+	uint64_t refs_budget, text_budget;	/* left for the whole file */
+	int budget_told;	/* the budget's exhaustion was reported */
+	uint64_t event_at;	/* offset of the event being resolved */
 
 	struct buf text;	/* the current event's id string */
 	struct memo *memo;	/* MEMO_SLOTS of them */
+	struct memo *refmemo;	/* REF_SLOTS: expansions of references */
+	uint64_t limit_hits;	/* resolutions cut by depth or references */
 	struct buf meta_text;	/* the metadata's cmd and counter */
 	uint32_t refs_left;	/* budget for one resolution */
 
@@ -153,10 +175,15 @@ mmprof_reader_free(struct mmprof_reader *r)
 	free(r->sdata);
 	idmap_release(&r->index);
 	free(r->kinds);
+	idmap_release(&r->kind_index);
 	buf_release(&r->kind_text);
+	buf_release(&r->kind_scratch);
 	for (i = 0; r->memo != NULL && i < MEMO_SLOTS; i++)
 		free(r->memo[i].text);
 	free(r->memo);
+	for (i = 0; r->refmemo != NULL && i < REF_SLOTS; i++)
+		free(r->refmemo[i].text);
+	free(r->refmemo);
 	buf_release(&r->text);
 	buf_release(&r->meta_text);
 	free(r);
@@ -390,6 +417,65 @@ literal_end(const unsigned char *s, size_t at, size_t end)
 	return ff ? (size_t)(ff - s) : end;
 }
 
+static void resolve(struct mmprof_reader *, uint64_t, struct buf *, int);
+
+/* Adds the counts a remembered expansion made when it was resolved. */
+static void
+memo_replay(struct mmprof_reader *r, const struct memo *m)
+{
+	r->counts.unknown_ids += m->unknown;
+	r->counts.missing_strings += m->missing;
+	r->counts.invalid_strings += m->invalid;
+}
+
+/* Remembers out[start..] as the text of `id`, with the counts it made. */
+static void
+memo_store(struct mmprof_reader *r, struct memo *m, uint64_t id,
+    const struct buf *out, size_t start, const struct mmprof_counts *before)
+{
+	if (m->text == NULL && (m->text = malloc(MEMO_TEXT_MAX)) == NULL)
+		return;
+	memcpy(m->text, out->data + start, out->len - start);
+	m->len = (uint32_t)(out->len - start);
+	m->id = id;
+	m->used = 1;
+	m->unknown = r->counts.unknown_ids - before->unknown_ids;
+	m->missing = r->counts.missing_strings - before->missing_strings;
+	m->invalid = r->counts.invalid_strings - before->invalid_strings;
+}
+
+/*
+ * Appends the text of a string a reference names.  Expansions are
+ * remembered, so that references shared down a tree are expanded once,
+ * not once for every path to them: a table fanning out 16 ways 5 levels
+ * deep took a million steps an event.  Only short expansions that no
+ * limit cut are kept, since a cut one depends on where it was met.
+ */
+static void
+resolve_ref(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
+{
+	struct mmprof_counts before = r->counts;
+	uint64_t hits = r->limit_hits;
+	size_t start = out->len;
+	struct memo *m;
+
+	if (r->refmemo == NULL &&
+	    (r->refmemo = calloc(REF_SLOTS, sizeof(*r->refmemo))) == NULL) {
+		resolve(r, id, out, depth);
+		return;
+	}
+	m = &r->refmemo[(id * 0x9e3779b97f4a7c15ULL) >> 54];
+	if (m->used && m->id == id) {
+		memo_replay(r, m);
+		buf_put(out, m->text, m->len);
+		return;
+	}
+	resolve(r, id, out, depth);
+	if (r->limit_hits == hits && out->len < MMPROF_STRING_MAX &&
+	    !out->oom && out->len - start <= MEMO_TEXT_MAX)
+		memo_store(r, m, id, out, start, &before);
+}
+
 /*
  * Appends the text of string `id` to `out`, splicing in the strings its
  * references name.  Depth, the number of references and the length are
@@ -412,17 +498,26 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 		return;
 	}
 	while (addr < end && out->len < MMPROF_STRING_MAX) {
-		size_t lit = addr;
+		size_t lit = addr, room = MMPROF_STRING_MAX - out->len;
 
 		if (s[addr] == STR_TERMINATOR)
 			return;
 		if (s[addr] == STR_REF) {
 			if (end - addr < 1 + r->id_size || depth >= MAX_DEPTH ||
-			    r->refs_left == 0)
+			    r->refs_left == 0) {
+				r->limit_hits++;
 				break;
+			}
 			r->refs_left--;
-			resolve(r, load_id(r, s + addr + 1), out, depth + 1);
+			resolve_ref(r, load_id(r, s + addr + 1), out, depth + 1);
 			addr += 1 + r->id_size;
+			continue;
+		}
+		/* Look no further than the text can grow: time stays linear. */
+		if (end - addr > room) {
+			lit = literal_end(s, addr, addr + room);
+			buf_put(out, s + addr, lit - addr);
+			addr = lit;
 			continue;
 		}
 		if ((lit = literal_end(s, addr, end)) == end)
@@ -436,13 +531,39 @@ resolve(struct mmprof_reader *r, uint64_t id, struct buf *out, int depth)
 	put_text(out, INVALID_TEXT);
 }
 
-/* Resolves `id` into out from scratch; NUL-terminates it. */
+/*
+ * Resolves `id` into out from scratch; NUL-terminates it.  Once the
+ * file's budget is spent, strings read "<invalid>" and are counted.
+ */
 static void
 resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
 {
+	uint32_t refs;
+
 	out->len = 0;
-	r->refs_left = MAX_REFS;
-	resolve(r, id, out, 0);
+	if (r->refs_budget == 0 || r->text_budget == 0) {
+		r->counts.budget_strings++;
+		put_text(out, INVALID_TEXT);
+	} else {
+		refs = r->refs_budget < MAX_REFS ? (uint32_t)r->refs_budget :
+		    MAX_REFS;
+		r->refs_left = refs;
+		resolve(r, id, out, 0);
+		r->refs_budget -= refs - r->refs_left;
+		r->text_budget -= out->len < r->text_budget ? out->len :
+		    r->text_budget;
+	}
+	if ((r->refs_budget == 0 || r->text_budget == 0) && !r->budget_told) {
+		set_error(r, r->event_at, "string references of the file expand "
+		    "beyond %llu steps or %llu bytes (%u and %u a byte of "
+		    "the file, plus a fixed amount): later strings read "
+		    "<invalid>", (unsigned long long)(REFS_FIXED +
+		    (uint64_t)REFS_RATIO * r->len), (unsigned long long)
+		    (TEXT_FIXED + (uint64_t)TEXT_RATIO * r->len), REFS_RATIO,
+		    TEXT_RATIO);
+		hold_problem(r);
+		r->budget_told = 1;
+	}
 	if (out->len >= MMPROF_STRING_MAX) {
 		r->counts.cut_strings++;
 		out->len = MMPROF_STRING_MAX;
@@ -451,20 +572,29 @@ resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
 	out->len--;
 }
 
-/* The text of an event kind, resolved once per kind string id. */
+/*
+ * The text of an event kind, resolved once per kind string id and kept
+ * for the first KINDS_MAX short ones, afresh for any other.
+ */
 static int
 kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 {
+	struct buf *tmp = &r->kind_scratch;
 	struct kind *k;
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < r->nkinds && r->kinds[i].id != id; i++)
-		continue;
-	if (i < r->nkinds) {
+	if (idmap_get(&r->kind_index, id, &i)) {
 		t->ptr = (const char *)r->kind_text.data + r->kinds[i].off;
 		t->len = r->kinds[i].len;
 		return 0;
 	}
+	resolve_fresh(r, id, tmp);
+	if (tmp->oom)
+		return -1;
+	t->ptr = (const char *)tmp->data;
+	t->len = tmp->len;
+	if (r->nkinds == KINDS_MAX || tmp->len > MEMO_TEXT_MAX)
+		return 0;
 	if (r->nkinds == r->kindcap) {
 		size_t cap = r->kindcap ? r->kindcap * 2 : 16;
 
@@ -473,13 +603,14 @@ kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 		r->kinds = k;
 		r->kindcap = cap;
 	}
-	resolve_fresh(r, id, &r->text);
+	if (idmap_put(&r->kind_index, id, (uint32_t)r->nkinds) != 0)
+		return -1;
 	k = &r->kinds[r->nkinds++];
 	k->id = id;
 	k->off = r->kind_text.len;
-	k->len = r->text.len;
-	buf_put(&r->kind_text, r->text.data, r->text.len);
-	if (r->kind_text.oom || r->text.oom)
+	k->len = tmp->len;
+	buf_put(&r->kind_text, tmp->data, tmp->len);
+	if (r->kind_text.oom)
 		return -1;
 	t->ptr = (const char *)r->kind_text.data + k->off;
 	t->len = k->len;
@@ -681,6 +812,9 @@ mmprof_reader_open_mem(struct mmprof_reader *r, const unsigned char *data,
 	r->data = data;
 	r->len = len;
 	r->counts.bytes = len;
+	r->refs_budget = REFS_FIXED + (uint64_t)REFS_RATIO * len;
+	r->event_at = NO_OFFSET;	/* the metadata is no event */
+	r->text_budget = TEXT_FIXED + (uint64_t)TEXT_RATIO * len;
 	if (!mmprof_probe(data, len))
 		return fatal(r, 0, "not a rustc self-profile (.mm_profdata)");
 	r->version = le32(data + 4);
@@ -847,9 +981,7 @@ event_text(struct mmprof_reader *r, uint64_t id, const char **s, size_t *len)
 		return -1;
 	m = &r->memo[(id * 0x9e3779b97f4a7c15ULL) >> 52];
 	if (m->used && m->id == id) {
-		r->counts.unknown_ids += m->unknown;
-		r->counts.missing_strings += m->missing;
-		r->counts.invalid_strings += m->invalid;
+		memo_replay(r, m);
 		*s = m->text;
 		*len = m->len;
 		return 0;
@@ -859,16 +991,8 @@ event_text(struct mmprof_reader *r, uint64_t id, const char **s, size_t *len)
 		return -1;
 	*s = (const char *)r->text.data;
 	*len = r->text.len;
-	if (r->text.len > MEMO_TEXT_MAX || (m->text == NULL &&
-	    (m->text = malloc(MEMO_TEXT_MAX)) == NULL))
-		return 0;
-	memcpy(m->text, r->text.data, r->text.len);
-	m->len = (uint32_t)r->text.len;
-	m->id = id;
-	m->used = 1;
-	m->unknown = r->counts.unknown_ids - before.unknown_ids;
-	m->missing = r->counts.missing_strings - before.missing_strings;
-	m->invalid = r->counts.invalid_strings - before.invalid_strings;
+	if (r->text.len <= MEMO_TEXT_MAX)
+		memo_store(r, m, id, &r->text, 0, &before);
 	return 0;
 }
 
@@ -959,6 +1083,7 @@ mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 			return MMPROF_WARN;
 		}
 		ev->index = r->counts.events++;
+		r->event_at = at;
 		fill_times(r, rec, ev);
 		if (ev->type != MMPROF_INTERVAL || ev->start <= ev->end)
 			break;

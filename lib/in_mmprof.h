@@ -16,10 +16,17 @@
  *
  * Memory: the string-data stream (copied, since its pages interleave with
  * the others), a hash map of the string index, a scratch buffer for the
- * strings of the current event and a table of the last 4096 short ones
- * resolved (4 MiB at most).  Events are read in place from their pages,
- * one at a time; with mmprof_reader_drop_pages() the pages of a mapped
- * file are let go once read.
+ * strings of the current event, a table of the last 4096 short ones
+ * resolved (4 MiB at most) and one of 1024 short expansions of references
+ * (1 MiB), so that a reference shared down a tree is expanded once, and
+ * the first 1024 short kind strings.  The references and text that
+ * resolving all strings of a file may take are bounded by a multiple of
+ * its size (a fixed amount plus 16 steps and 64 bytes a byte), so time
+ * stays linear however the references nest; past that, strings read
+ * "<invalid>" and one problem says so.  Events are
+ * read in place from their pages, one at a time; with
+ * mmprof_reader_drop_pages() the pages of a mapped file are let go once
+ * read.
  *
  * Lenience, as measureme does it: a string id that cannot be resolved
  * reads "<unknown>", string data without a terminator "<invalid>", an
@@ -95,6 +102,7 @@ struct mmprof_counts {
 	uint64_t bad_args;		/* arguments not kept */
 	uint64_t backward_intervals;	/* end before start: skipped, counted */
 	uint64_t bad_index;		/* index entries that point nowhere */
+	uint64_t budget_strings;	/* "<invalid>": the file's budget spent */
 };
 
 struct mmprof_reader;

@@ -78,10 +78,11 @@ grow_ids(struct intern *t)
 	return 0;
 }
 
+/* Allocates even for an empty first key: no key points at NULL. */
 static int
 arena_append(struct intern *t, const void *key, size_t len)
 {
-	if (t->arena_cap - t->arena_len < len) {
+	if (t->arena_cap - t->arena_len < len || t->arena == NULL) {
 		size_t cap = t->arena_cap ? t->arena_cap : 65536;
 		unsigned char *a;
 

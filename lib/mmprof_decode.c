@@ -306,6 +306,8 @@ list_problems(const struct mmprof_counts *c, struct problem *p)
 		{ c->backward_intervals, 0, 1,
 		    "intervals that end before they start, skipped" },
 		{ c->bad_index, 0, 1, "string index entries that point nowhere" },
+		{ c->budget_strings, 0, 1, "strings past the file's budget for "
+		    "expanding references, shown as <invalid>" },
 	};
 	size_t i, n = 0;
 

@@ -17,8 +17,12 @@
  * valid until the next call to stream_reader_next().  The reader keeps the
  * definitions of the current section (strings, classes, processes,
  * threads, images; stacks too if asked) so that consumers can look them up
- * by id; those stay valid until the next HEADER record.  The writer copies
- * what it is given.  No function here keeps global state.
+ * by id; those stay valid until the next HEADER record.  What they take
+ * is bounded by the input (etl-stream.5, Limits): 16 MiB plus 64 bytes a
+ * compressed byte read; past that, or at a STRING out of order or
+ * repeated, the reader stops with an error naming the input and offset.
+ * The writer copies what it is given.  No function here keeps global
+ * state.
  */
 #ifndef STREAM_H
 #define STREAM_H

@@ -6,6 +6,13 @@
  * records are handed out one by one.  Definitions are copied into an
  * arena of fixed chunks, so pointers into it stay put until the next
  * HEADER starts a new section.
+ *
+ * Limits (etl-stream.5, LIMITS): the n-th STRING of a section has id n
+ * and a text of its own, and what a section's definitions take (arena
+ * and the tables by id) stays under DEF_FIXED plus DEF_RATIO times the
+ * compressed bytes read, so that a small, very compressible stream, or
+ * one naming id 4294967295, cannot claim gigabytes.  Other ids need not
+ * be in order: a decoder hands out stack ids before it writes them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,10 +23,14 @@
 
 #include "buf.h"
 #include "idmap.h"
+#include "intern.h"
 #include "stream.h"
 
 #define ARENA_CHUNK	(256 * 1024)
 #define INBUF_SIZE	(128 * 1024)
+#define DEF_FIXED	(16u << 20)	/* definition bytes any stream may use */
+#define DEF_RATIO	64u		/* ... plus this times its input bytes */
+#define STACK_VISITS	1024		/* parts of one stack, joined */
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -31,6 +42,15 @@ struct arena_chunk {
 struct deftab {
 	void **items;
 	size_t cap;
+};
+
+/* The texts of the section's strings, to refuse a second copy of one. */
+struct strset {
+	uint32_t *slots;	/* string id, 0 for empty */
+	size_t nslots;
+	uint32_t *lens;		/* by id */
+	size_t lencap;
+	uint32_t count;		/* strings of the section so far */
 };
 
 struct stream_reader {
@@ -50,6 +70,12 @@ struct stream_reader {
 
 	struct arena_chunk *arena;
 	struct deftab strings, classes, processes, threads, images, stacks;
+	struct strset strset;
+	size_t def_bytes;	/* what the section's definitions take */
+	int over_budget;	/* def_bytes would pass the limit */
+	const char *bad_why;	/* why a definition was refused, or NULL */
+	uint64_t bad_id, bad_arg;	/* the two numbers bad_why prints */
+	char why[100];
 	const struct stream_trace *trace;
 	struct idmap pids;	/* pid -> process id */
 
@@ -63,14 +89,14 @@ struct stream_reader {
 	int in_section;		/* a HEADER came and no END yet */
 	uint64_t cut_sections;	/* sections that ended without END */
 	int failed;
-	char error[256];
+	char error[512];
 };
 
 static enum stream_status
 reader_fail(struct stream_reader *r, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
-	char what[160];
+	char what[320];
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
@@ -79,6 +105,30 @@ reader_fail(struct stream_reader *r, uint64_t offset, const char *fmt, ...)
 	    r->name, what, (unsigned long long)offset);
 	r->failed = 1;
 	return STREAM_ERROR;
+}
+
+/* The compressed bytes read so far. */
+static uint64_t
+input_read(const struct stream_reader *r)
+{
+	return r->in_offset + r->in.pos;
+}
+
+/*
+ * Accounts `n` more bytes to the section's definitions.
+ * @return : 0, or -1 if that passes the limit (over_budget set).
+ */
+static int
+def_charge(struct stream_reader *r, size_t n)
+{
+	uint64_t limit = DEF_FIXED + DEF_RATIO * input_read(r);
+
+	if (r->def_bytes + n > limit || r->def_bytes + n < n) {
+		r->over_budget = 1;
+		return -1;
+	}
+	r->def_bytes += n;
+	return 0;
 }
 
 static void *
@@ -90,7 +140,8 @@ arena_alloc(struct stream_reader *r, size_t n)
 	if (c == NULL || c->cap - c->used < n) {
 		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
 
-		if ((c = malloc(sizeof(*c) + cap)) == NULL)
+		if (def_charge(r, sizeof(*c) + cap) != 0 ||
+		    (c = malloc(sizeof(*c) + cap)) == NULL)
 			return NULL;
 		c->next = r->arena;
 		c->used = 0;
@@ -125,17 +176,32 @@ arena_free(struct stream_reader *r)
 	}
 }
 
+/*
+ * Sets definition `id`, growing the table to hold it: the limit on
+ * definition bytes bounds the ids a stream may use.
+ */
 static int
-deftab_set(struct deftab *t, uint64_t id, void *item)
+deftab_set(struct stream_reader *r, struct deftab *t, uint64_t id, void *item)
 {
-	if (id == 0 || id > UINT32_MAX)
+	if (id == 0 || id > UINT32_MAX) {
+		r->bad_why = "definition id %llu out of range (1 to %llu)";
+		r->bad_id = id;
+		r->bad_arg = UINT32_MAX;
 		return -1;
+	}
 	if (id >= t->cap) {
 		size_t cap = t->cap ? t->cap : 256;
 		void **items;
 
 		while (cap <= id)
 			cap *= 2;
+		if (def_charge(r, (cap - t->cap) * sizeof(*items)) != 0) {
+			r->bad_why = "definition id %llu would need a table "
+			    "of %llu bytes";
+			r->bad_id = id;
+			r->bad_arg = (uint64_t)cap * sizeof(*items);
+			return -1;
+		}
 		if ((items = realloc(t->items, cap * sizeof(*items))) == NULL)
 			return -1;
 		memset(items + t->cap, 0, (cap - t->cap) * sizeof(*items));
@@ -159,10 +225,96 @@ deftab_clear(struct deftab *t)
 		memset(t->items, 0, t->cap * sizeof(*t->items));
 }
 
+/*
+ * Adds string `id` to the set, which must be the next id and a text not
+ * yet in the section (etl-stream.5: a writer passing the section through
+ * hands out the same ids only then).
+ * @return : 0, -1 if out of memory or over the limit, -2 if the id is not
+ *	the next one, -3 if the text is there already.
+ */
+static int
+strset_add(struct stream_reader *r, uint64_t id, const char *s, size_t len)
+{
+	struct strset *t = &r->strset;
+	size_t mask, i;
+	uint32_t *lens;
+
+	r->bad_arg = (uint64_t)t->count + 1;
+	if (id != (uint64_t)t->count + 1 || len > UINT32_MAX)
+		return -2;
+	if ((t->count + 1) * 2 > t->nslots) {
+		size_t n = t->nslots ? t->nslots * 2 : 1024;
+		uint32_t *slots;
+		uint32_t k;
+
+		if (def_charge(r, (n - t->nslots) * sizeof(*slots)) != 0 ||
+		    (slots = calloc(n, sizeof(*slots))) == NULL)
+			return -1;
+		free(t->slots);
+		t->slots = slots;
+		t->nslots = n;
+		for (k = 1; k <= t->count; k++) {
+			const char *ks = deftab_get(&r->strings, k);
+
+			for (i = intern_hash(ks, t->lens[k]) & (n - 1);
+			    slots[i] != 0; i = (i + 1) & (n - 1))
+				continue;
+			slots[i] = k;
+		}
+	}
+	mask = t->nslots - 1;
+	for (i = intern_hash(s, len) & mask; t->slots[i] != 0;
+	    i = (i + 1) & mask) {
+		uint32_t k = t->slots[i];
+
+		if (t->lens[k] == len &&
+		    memcmp(deftab_get(&r->strings, k), s, len) == 0) {
+			r->bad_arg = k;
+			return -3;
+		}
+	}
+	if (id >= t->lencap) {
+		size_t cap = t->lencap ? t->lencap * 2 : 256;
+
+		while (cap <= id)
+			cap *= 2;
+		if (def_charge(r, (cap - t->lencap) * sizeof(*lens)) != 0 ||
+		    (lens = realloc(t->lens, cap * sizeof(*lens))) == NULL)
+			return -1;
+		t->lens = lens;
+		t->lencap = cap;
+	}
+	t->lens[id] = (uint32_t)len;
+	t->slots[i] = (uint32_t)id;
+	t->count++;
+	return 0;
+}
+
+/* Formats the reason a definition was refused into r->why, with ": ". */
+static void
+set_why(struct stream_reader *r)
+{
+	int n = snprintf(r->why, sizeof(r->why) - 2, r->bad_why,
+	    (unsigned long long)r->bad_id, (unsigned long long)r->bad_arg);
+
+	if (n > 0 && r->over_budget && (size_t)n < sizeof(r->why) - 2)
+		strcat(r->why, ": ");
+}
+
 static void
 section_reset(struct stream_reader *r)
 {
 	arena_free(r);
+	if (r->strset.slots != NULL)
+		memset(r->strset.slots, 0, r->strset.nslots *
+		    sizeof(*r->strset.slots));
+	r->strset.count = 0;
+	/* The tables keep their size; what they take stays accounted. */
+	r->def_bytes = (r->strings.cap + r->classes.cap + r->processes.cap +
+	    r->threads.cap + r->images.cap + r->stacks.cap) * sizeof(void *) +
+	    r->strset.nslots * sizeof(uint32_t) +
+	    r->strset.lencap * sizeof(uint32_t);
+	r->over_budget = 0;
 	deftab_clear(&r->strings);
 	deftab_clear(&r->classes);
 	deftab_clear(&r->processes);
@@ -206,6 +358,8 @@ stream_reader_free(struct stream_reader *r)
 	free(r->threads.items);
 	free(r->images.items);
 	free(r->stacks.items);
+	free(r->strset.slots);
+	free(r->strset.lens);
 	free(r->cols);
 	free(r->rowcells);
 	free(r);
@@ -447,12 +601,26 @@ parse_string(struct stream_reader *r, struct cursor *c,
 	const unsigned char *p = cursor_bytes(c, &len);
 	char *s;
 
-	if (c->bad || (s = arena_strndup(r, p, len)) == NULL)
+	int rc;
+
+	if (c->bad)
+		return -1;
+	if ((rc = strset_add(r, id, (const char *)p, len)) != 0) {
+		if (rc == -2)
+			r->bad_why = "string id %llu out of order (expected "
+			    "%llu)";
+		else if (rc == -3)
+			r->bad_why = "string id %llu repeats the text of an "
+			    "earlier string (id %llu)";
+		r->bad_id = id;
+		return -1;
+	}
+	if ((s = arena_strndup(r, p, len)) == NULL)
 		return -1;
 	rec->u.string.id = (stream_id)id;
 	rec->u.string.text = s;
 	rec->u.string.len = len;
-	return deftab_set(&r->strings, id, s);
+	return deftab_set(r, &r->strings, id, s);
 }
 
 static int
@@ -475,7 +643,7 @@ parse_class(struct stream_reader *r, struct cursor *c, struct stream_class *k)
 	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *k;
-	return deftab_set(&r->classes, k->id, copy);
+	return deftab_set(r, &r->classes, k->id, copy);
 }
 
 static int
@@ -497,7 +665,7 @@ parse_process(struct stream_reader *r, struct cursor *c,
 	*copy = *p;
 	if (idmap_put(&r->pids, p->pid, p->id) != 0)
 		return -1;
-	return deftab_set(&r->processes, p->id, copy);
+	return deftab_set(r, &r->processes, p->id, copy);
 }
 
 static int
@@ -514,7 +682,7 @@ parse_thread(struct stream_reader *r, struct cursor *c, struct stream_thread *t)
 	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *t;
-	return deftab_set(&r->threads, t->id, copy);
+	return deftab_set(r, &r->threads, t->id, copy);
 }
 
 static int
@@ -539,7 +707,7 @@ parse_image(struct stream_reader *r, struct cursor *c, struct stream_image *im)
 	if (c->bad || (copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *im;
-	return deftab_set(&r->images, im->id, copy);
+	return deftab_set(r, &r->images, im->id, copy);
 }
 
 static int
@@ -572,7 +740,7 @@ parse_stack(struct stream_reader *r, struct cursor *c, struct stream_stack *s)
 	if ((copy = arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *s;
-	return deftab_set(&r->stacks, s->id, copy);
+	return deftab_set(r, &r->stacks, s->id, copy);
 }
 
 static int
@@ -727,9 +895,22 @@ stream_reader_next(struct stream_reader *r, struct stream_record *rec)
 	r->pos += 4 + (size_t)len;
 	if (rec->type != REC_HEADER && !r->in_section)
 		return reader_fail(r, at, "not an event stream");
+	r->bad_why = NULL;
+	r->why[0] = '\0';
 	if (parse_record(r, rec) != 0) {
 		if (rec->type == REC_HEADER)
 			return reader_fail(r, at, "not an event stream");
+		if (r->bad_why != NULL)
+			set_why(r);
+		if (r->over_budget)
+			return reader_fail(r, at, "%sdefinitions over the limit "
+			    "of %u MiB and %u bytes a byte of input: %llu bytes "
+			    "after %llu bytes of input", r->why,
+			    DEF_FIXED >> 20, DEF_RATIO,
+			    (unsigned long long)r->def_bytes,
+			    (unsigned long long)input_read(r));
+		if (r->bad_why != NULL)
+			return reader_fail(r, at, "%s", r->why);
 		return reader_fail(r, at, "malformed record of type 0x%02x",
 		    rec->type);
 	}
@@ -783,23 +964,27 @@ stream_stack(const struct stream_reader *r, stream_id id)
 	return deftab_get(&r->stacks, id);
 }
 
-/* Appends the frames of `id` at out[n..cap); depth bounds bad chains. */
+/*
+ * Appends the frames of `id` at out[n..cap).  A stack's parts may share
+ * parts of their own, so a bad chain could fan out twice a level: depth
+ * and the number of parts visited (*visits) are bounded.
+ */
 static long
 collect_frames(const struct stream_reader *r, stream_id id, uint64_t *out,
-    size_t cap, long n, int depth)
+    size_t cap, long n, int depth, unsigned *visits)
 {
 	const struct stream_stack *s = stream_stack(r, id);
 	uint32_t i;
 
-	if (s == NULL || depth > 64)
+	if (s == NULL || depth > 64 || ++*visits > STACK_VISITS)
 		return -1;
-	if (s->head != 0 &&
-	    (n = collect_frames(r, s->head, out, cap, n, depth + 1)) < 0)
+	if (s->head != 0 && (n = collect_frames(r, s->head, out, cap, n,
+	    depth + 1, visits)) < 0)
 		return -1;
 	for (i = 0; i < s->nframes && (size_t)n < cap; i++)
 		out[n++] = s->frames[i];
 	if (s->next != 0)
-		n = collect_frames(r, s->next, out, cap, n, depth + 1);
+		n = collect_frames(r, s->next, out, cap, n, depth + 1, visits);
 	return n;
 }
 
@@ -807,7 +992,9 @@ long
 stream_stack_frames(const struct stream_reader *r, stream_id id,
     uint64_t *out, size_t cap)
 {
-	return collect_frames(r, id, out, cap, 0, 0);
+	unsigned visits = 0;
+
+	return collect_frames(r, id, out, cap, 0, 0, &visits);
 }
 
 const struct stream_trace *

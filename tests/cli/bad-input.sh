@@ -36,6 +36,21 @@ expect bad-format-no-file 2 "unknown format" etlreport -f nope -o "$tmp/made"
 expect stream-garbage 1 "etlreport: $tmp/text.etl: not an event stream (offset 0x0)" \
     etlreport "$tmp/text.etl"
 
+# A stream whose first string has id 2: the input is at fault, not the
+# output, whichever tool passes it on.
+printf '\001\022\000\000ETLSTRM\000\001\000\000\000\005craft\020\003\000\000\002\001a' |
+    zstd -q -c >"$tmp/order.st"
+for tool in etlcat etlfilter etlagg; do
+	args=
+	[ $tool = etlagg ] && args=stats
+	expect "string-order-$tool" 1 \
+	    "$tool: $tmp/order.st: string id 2 out of order (expected 1) (offset 0x0)" \
+	    $tool -o "$tmp/order.out" $args "$tmp/order.st"
+	grep -q "write error" "$tmp/err" &&
+	    fail "string-order-$tool-blame" "$(cat "$tmp/err")" ||
+	    pass "string-order-$tool-blame"
+done
+
 corpus=$ETL_CORPUS/etl
 if [ ! -d "$corpus" ]; then
 	skip corrupt-traces "no corpus at $ETL_CORPUS"
