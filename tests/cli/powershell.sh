@@ -1,0 +1,243 @@
+#!/bin/sh
+# The tools and pipelines under real PowerShell 7 (pwsh), on Linux with
+# the Linux build:
+# - native byte pipes and redirection (pwsh 7.4 and later pass bytes);
+# - every pipelines/*.ps1 that has a .sh twin, end to end on the sample
+#   and on a corpus trace, writing the same files as its twin, byte for
+#   byte, and printing the same list;
+# - Import-Csv reads every CSV the tools write (each table of each view,
+#   and the events) with the header's columns and the same rows and
+#   numbers as the JSON Lines of the same table;
+# - ConvertFrom-Json reads the JSON Lines one object a line, an event's
+#   decoded fields as properties of their own.
+# Skips when pwsh is missing (.ci/pwsh.sh installs it).
+
+. "$(dirname "$0")/../testlib.sh"
+
+pwsh=$(command -v pwsh 2>/dev/null || echo "$HOME/.dotnet/tools/pwsh")
+if [ ! -x "$pwsh" ]; then
+	skip powershell "no pwsh (sh .ci/pwsh.sh installs PowerShell 7)"
+	exit 0
+fi
+export POWERSHELL_TELEMETRY_OPTOUT=1 POWERSHELL_UPDATECHECK=Off \
+    DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+ps() { "$pwsh" -NoProfile -NonInteractive -Command "$@"; }
+if ! version=$(ps '$PSVersionTable.PSVersion.ToString()' 2>&1); then
+	skip powershell "pwsh does not start: $(echo "$version" | head -c 200)"
+	exit 0
+fi
+sample=$ETL_TOP/testdata/sample.etl
+profiles=$ETL_TOP/testdata/selfprofile
+
+# same NAME FILE1 FILE2
+same() {
+	if [ ! -s "$2" ]; then
+		fail "$1" "$2 is empty or missing"
+	elif cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
+	fi
+}
+
+# Native byte pipes: PSNativeCommandPreserveBytePipe, on by default
+# since 7.4.
+case $version in
+[0-6].* | 7.[0-3].*)
+	skip powershell-byte-pipe "pwsh $version passes text, not bytes (7.4 or later needed)"
+	;;
+*)
+	etlcat -q "$sample" >"$tmp/s.zst"
+	etlcat -q "$sample" | etlagg stats | etlreport -f csv >"$tmp/stats.csv"
+	etlcat -q "$sample" | etlagg cpu --by stack | etlreport -f folded \
+	    >"$tmp/stack.folded"
+	ps "etlcat -q '$sample' > '$tmp/ps.zst'
+	    etlcat -q '$sample' | etlagg stats | etlreport -f csv > '$tmp/ps.csv'
+	    etlcat -q '$sample' | etlagg cpu --by stack | etlreport -f folded > '$tmp/ps.folded'"
+	same powershell-byte-redirect "$tmp/ps.zst" "$tmp/s.zst"
+	same powershell-byte-pipe-csv "$tmp/ps.csv" "$tmp/stats.csv"
+	same powershell-byte-pipe-folded "$tmp/ps.folded" "$tmp/stack.folded"
+	;;
+esac
+
+# Each .ps1 with a .sh twin, on the sample or the test profiles, and on
+# a corpus trace or profile with every process (-All, -a).
+corpus_trace=$ETL_CORPUS/etl/perfview__net.4.5.2.x64.etl
+corpus_profiles=$ETL_CORPUS/selfprofile/b-medium
+n=0
+for script in "$ETL_TOP"/pipelines/*.ps1; do
+	twin=${script%.ps1}.sh
+	[ -f "$twin" ] || continue
+	base=$(basename "$script" .ps1)
+	param=$(sed -n 's/.*Position = 0)\] \[string\] \$\([A-Za-z]*\).*/\1/p' \
+	    "$script" | head -1)
+	case $param in
+	ProfDir)	runs="sample:$profiles corpus:$corpus_profiles" ;;
+	*)		runs="sample:$sample corpus:$corpus_trace" ;;
+	esac
+	for run in $runs; do
+		what=${run%%:*}
+		input=${run#*:}
+		if [ ! -e "$input" ]; then
+			skip "powershell-$base-$what" "no $input"
+			continue
+		fi
+		shopt=
+		psopt=
+		if [ $what = corpus ] && grep -q '\[switch\] \$All' "$script"; then
+			shopt=-a
+			psopt=-All
+		fi
+		d=$tmp/$base-$what
+		mkdir -p "$d/sh" "$d/ps"
+		sh "$twin" $shopt -o "$d/sh" "$input" >"$d/sh.out" 2>"$d/sh.err"
+		shst=$?
+		"$pwsh" -NoProfile -NonInteractive -File "$script" "$input" \
+		    -OutDir "$d/ps" $psopt >"$d/ps.out" 2>"$d/ps.err"
+		psst=$?
+		name=powershell-$base-$what
+		n=$((n + 1))
+		if [ $shst -ne $psst ]; then
+			fail "$name" "exit $psst, the .sh twin $shst: $(head -c 300 "$d/ps.err")"
+			continue
+		fi
+		[ $shst -eq 0 ] || { fail "$name" "exit $shst: $(head -c 300 "$d/sh.err")"; continue; }
+		check_eq "$name-list" \
+		    "$(sed 's,.*/,,' "$d/ps.out")" "$(sed 's,.*/,,' "$d/sh.out")"
+		check_eq "$name-files" "$(ls "$d/ps")" "$(ls "$d/sh")"
+		bad=
+		for f in "$d/sh"/*; do
+			[ -s "$f" ] || bad="$bad $(basename "$f")(empty)"
+			cmp -s "$f" "$d/ps/$(basename "$f")" ||
+			    bad="$bad $(basename "$f")"
+		done
+		if [ -z "$bad" ] && [ -n "$(ls "$d/sh")" ]; then
+			pass "$name-equal"
+		else
+			fail "$name-equal" "differ from the .sh twin's:$bad"
+		fi
+	done
+done
+[ $n -gt 0 ] || fail powershell-pipelines "no .ps1 with a .sh twin ran"
+
+# Import-Csv and ConvertFrom-Json, checked by a PowerShell script: one
+# directory a table, with t.csv (etlreport -f csv -o; more files if a
+# table is split) and t.jsonl; events in events/.
+cat >"$tmp/check.ps1" <<'EOF'
+param([string] $Dir)
+$inv = [Globalization.CultureInfo]::InvariantCulture
+$styles = [Globalization.NumberStyles]::Float
+function Say([string] $Verdict, [string] $Name, [string] $Why) {
+	if ($Why) { "$Verdict ${Name}: $Why" } else { "$Verdict $Name" }
+}
+# A number in CSV equals one in JSON as is, or in a unit 10^3, 10^6 or
+# 10^9 larger (CSV times in seconds or ms, JSON in ns).
+function Same-Number([double] $c, [double] $j) {
+	foreach ($scale in 1, 1e3, 1e6, 1e9) {
+		$d = [math]::Abs($c * $scale - $j)
+		if ($d -le 1e-6 * [math]::Max(1, [math]::Abs($j))) {
+			return $true
+		}
+	}
+	return $false
+}
+foreach ($t in Get-ChildItem -Directory -LiteralPath $Dir) {
+	$name = "powershell-import-csv-$($t.Name)"
+	# One section a table: a file of its own, or separated by a blank line.
+	$sections = @()
+	foreach ($f in Get-ChildItem -LiteralPath $t.FullName -Filter '*.csv' |
+	    Sort-Object Name) {
+		$text = [IO.File]::ReadAllText($f.FullName)
+		foreach ($s in $text -split "\r\n\r\n|\n\n") {
+			if ($s.Trim()) { $sections += $s }
+		}
+	}
+	$rows = @()
+	$bad = ''
+	$i = 0
+	foreach ($s in $sections) {
+		$file = Join-Path $t.FullName "section$i.tmp"
+		[IO.File]::WriteAllText($file, $s)
+		$i++
+		$header = ($s -split "\r?\n")[0] -split ','
+		$got = @(Import-Csv -LiteralPath $file)
+		if ($got.Count -eq 0) { $bad += " a table without rows"; continue }
+		$cols = @($got[0].PSObject.Properties.Name)
+		if (($cols -join ',') -ne ($header -join ',')) {
+			$bad += " columns [$($cols -join ',')] for header [$($header -join ',')]"
+		}
+		$rows += $got
+	}
+	$json = @(Get-Content -LiteralPath (Join-Path $t.FullName 't.jsonl') |
+	    ForEach-Object { $_ | ConvertFrom-Json })
+	if ($rows.Count -ne $json.Count) {
+		$bad += " $($rows.Count) CSV rows, $($json.Count) JSON lines"
+	} elseif ($t.Name -ne 'events') {
+		for ($r = 0; $r -lt $rows.Count -and -not $bad; $r++) {
+			$cv = @($rows[$r].PSObject.Properties.Value)
+			$jp = @($json[$r].PSObject.Properties)
+			for ($k = 0; $k -lt $jp.Count -and $k -lt $cv.Count; $k++) {
+				$j = $jp[$k].Value
+				if ($j -isnot [long] -and $j -isnot [int] -and
+				    $j -isnot [double] -and $j -isnot [decimal] -and
+				    $j -isnot [Numerics.BigInteger]) { continue }
+				$c = 0.0
+				$when = [datetime]::MinValue
+				if ([double]::TryParse($cv[$k], $styles, $inv, [ref] $c)) {
+					if (-not (Same-Number $c ([double] $j))) {
+						$bad += " row $($r + 1) $($jp[$k].Name): CSV $($cv[$k]), JSON $j"
+					}
+				} elseif (-not [datetime]::TryParse($cv[$k], $inv,
+				    [Globalization.DateTimeStyles]::None, [ref] $when)) {
+					$bad += " row $($r + 1) $($jp[$k].Name): '$($cv[$k])' is not a number"
+				}
+			}
+		}
+	}
+	if ($bad) { Say FAIL $name $bad } else { Say PASS $name }
+}
+
+# Events: one object a line, the decoded fields as their own properties.
+$lines = @(Get-Content -LiteralPath (Join-Path $Dir 'events/t.jsonl'))
+$objs = @($lines | ForEach-Object { $_ | ConvertFrom-Json })
+if ($objs.Count -eq $lines.Count -and $objs.Count -gt 0 -and
+    $null -ne $objs[0].time -and $null -ne $objs[0].event) {
+	Say PASS powershell-json-lines
+} else {
+	Say FAIL powershell-json-lines "$($objs.Count) objects from $($lines.Count) lines"
+}
+$proc = @($objs | Where-Object { $_.event -like 'Process/*' })[0]
+$fields = if ($proc.PSObject.Properties['fields']) { $proc.fields } else { $proc }
+if ($null -eq $proc) {
+	Say FAIL powershell-json-fields "no Process event"
+} elseif ($fields -is [string]) {
+	Say SKIP powershell-json-fields "the fields are one packed string ('$fields'): needs issue 8's output change (fields as their own properties)"
+} elseif ($null -ne $fields.ppid -and ($fields.ppid -is [long] -or $fields.ppid -is [int])) {
+	Say PASS powershell-json-fields
+} else {
+	Say FAIL powershell-json-fields "no numeric ppid property: $($proc | ConvertTo-Json -Compress)"
+}
+EOF
+
+# Every table of every view, on the sample and the test profile.
+etlcat -q -o "$tmp/s.zst" "$sample"
+etlcat -q -o "$tmp/q.zst" "$profiles"/*.mm_profdata
+mkdir -p "$tmp/csv/events"
+etlreport -f csv -o "$tmp/csv/events/t.csv" "$tmp/s.zst"
+etlreport -f jsonl -o "$tmp/csv/events/t.jsonl" "$tmp/s.zst"
+for view in stats sysconfig processes tree "cpu --by process" \
+    "cpu --by stack" "cpu --by function" "cpu --by module" queries \
+    querystacks; do
+	case $view in
+	quer*)	in=$tmp/q.zst ;;
+	*)	in=$tmp/s.zst ;;
+	esac
+	d=$tmp/csv/$(echo "$view" | tr -d ' -')
+	mkdir -p "$d"
+	etlagg -o "$d/t.zst" $view "$in" &&
+	    etlreport -f csv -o "$d/t.csv" "$d/t.zst" &&
+	    etlreport -f jsonl -o "$d/t.jsonl" "$d/t.zst" ||
+	    fail "powershell-import-csv-$view" "the tools failed"
+	rm -f "$d/t.zst"
+done
+"$pwsh" -NoProfile -NonInteractive -File "$tmp/check.ps1" "$tmp/csv" 2>&1
