@@ -120,6 +120,58 @@ for script in "$ETL_TOP"/pipelines/*.ps1; do
 done
 [ $n -gt 0 ] || fail powershell-pipelines "no .ps1 with a .sh twin ran"
 
+# record-rustc.ps1 with a stand-in for wpr that logs its arguments and
+# saves the sample as the trace: the commands WPR gets, the trace kept
+# under a name with a space, the build's exit status, the reports.
+mkdir -p "$tmp/wpr"
+cat >"$tmp/wpr/wpr" <<EOF
+#!/bin/sh
+echo "\$*" >>"$tmp/wpr.log"
+case \$1 in
+-start)	[ -z "\$WPR_FAIL" ] || exit 5 ;;
+-stop)	cp "$sample" "\$2" ;;
+esac
+EOF
+chmod +x "$tmp/wpr/wpr"
+rec=$ETL_TOP/pipelines/record-rustc.ps1
+wprp=$ETL_TOP/pipelines/rustc.wprp
+mkdir -p "$tmp/rec"
+# record CMD: record-rustc.ps1 run from a PowerShell prompt in $tmp/rec.
+record() {
+	(cd "$tmp/rec" && PATH=$tmp/wpr:$PATH "$pwsh" -NoProfile \
+	    -NonInteractive -Command "& '$rec' $1; exit \$LASTEXITCODE" \
+	    >"$tmp/rec.out" 2>"$tmp/rec.err")
+}
+: >"$tmp/wpr.log"
+record "-Trace 'the build.etl' -OutDir report -- sh -c 'echo \$0 \$* >build.txt; exit 3' x build --stage 2 library"
+check_eq powershell-record-status "$?" 3
+check_eq powershell-record-wpr "$(cat "$tmp/wpr.log")" \
+    "-start $wprp!Rustc -filemode
+-stop $tmp/rec/the build.etl"
+check_eq powershell-record-build "$(cat "$tmp/rec/build.txt")" \
+    "x build --stage 2 library"
+check_eq powershell-record-reports "$(ls "$tmp/rec/report")" \
+    "$( (ls "$tmp/rustc-cpu-sample/sh"; ls "$tmp/rustc-processes-sample/sh") |
+    sed 's/^sample/the build/' | sort)"
+if cmp -s "$tmp/rec/report/the build.cpu-stacks.csv" \
+    "$tmp/rustc-cpu-sample/sh/sample.cpu-stacks.csv"; then
+	pass powershell-record-report-equal
+else
+	fail powershell-record-report-equal "the build.cpu-stacks.csv differs"
+fi
+: >"$tmp/wpr.log"
+record "-Mode Heap -SnapshotSeconds 1 -NoAnalysis -Trace heap.etl -- sh -c 'sleep 1.5'"
+check_eq powershell-record-heap "$?:$(grep -v singlesnapshot "$tmp/wpr.log")" \
+    "0:-snapshotconfig heap -name rustc.exe enable
+-start $wprp!RustcHeap -filemode
+-stop $tmp/rec/heap.etl
+-snapshotconfig heap -name rustc.exe disable"
+: >"$tmp/wpr.log"
+WPR_FAIL=1 record "-Trace no.etl -- sh -c 'echo ran >ran.txt'"
+check_eq powershell-record-wpr-fails \
+    "$?:$(grep -c 'wpr -start .* failed (exit status 5)' "$tmp/rec.err"):$(ls "$tmp/rec/ran.txt" 2>/dev/null)" \
+    "1:1:"
+
 # Import-Csv and ConvertFrom-Json, checked by a PowerShell script: one
 # directory a table, with t.csv (etlreport -f csv -o; more files if a
 # table is split) and t.jsonl; events in events/.
