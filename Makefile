@@ -152,7 +152,8 @@ windows:
 
 windows-tools: $(WIN_TOOLS:%=$(WIN_DIR)/bin/%.exe)
 	@$(foreach t,$(filter-out $(WIN_TOOLS),$(TOOLS)),echo \
-	    "windows: $(t).exe skipped: it needs$(call win_missing,$(t))," \
+	    "windows: $(t).exe skipped: it needs $(strip \
+	    $(call win_missing,$(t)))," \
 	    "which .ci/windows-deps.sh does not build for Windows";)
 
 $(WIN_DIR)/obj/%.o: lib/%.c lib/*.h

@@ -90,6 +90,17 @@ same windows-cmd-pipe "$tmp/cmd.w.csv" "$tmp/l.csv"
 (cd "$win" && wine cmd /c "etlcat.exe -q $wsample >NUL") 2>"$tmp/nul.err"
 check_eq windows-nul-not-terminal "$?:$(cat "$tmp/nul.err")" "0:"
 
+# A terminal (wine gives a pseudo-terminal a console): the stream is
+# refused, with the usage status.
+if command -v script >/dev/null 2>&1; then
+	st=$(script -qc "wine '$win/etlcat.exe' -q '$sample'; echo rc=\$?" \
+	    /dev/null </dev/null 2>&1 | tr -d '\r' |
+	    sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -o 'rc=[0-9]*')
+	check_eq windows-terminal-refused "$st" rc=2
+else
+	skip windows-terminal-refused "no script(1) to make a terminal"
+fi
+
 # Standard input: a file (mapped) and a pipe (spooled to a temporary file).
 etlcat -q <"$sample" >"$tmp/in.l.zst"
 w etlcat -q <"$sample" >"$tmp/in.w.zst"
@@ -111,6 +122,23 @@ same windows-unicode-path-csv "$dir/événements.csv" "$tmp/s.l.csv"
 w etlcat -q -o "$tmp/missing.zst" "$dir/absent ü.etl" 2>"$tmp/err"
 check_eq windows-unicode-path-error "$?:$(cat "$tmp/err")" \
     "1:etlcat.exe: $dir/absent ü.etl: No such file or directory"
+
+# The zip of make dist-windows, when there is one: the tools, the
+# PowerShell pipelines, the recording profile, the manual as HTML.
+zip=$ETL_TOP/build-windows/etl-windows-x64.zip
+if [ -f "$zip" ] && command -v zip >/dev/null 2>&1; then
+	zip -sf "$zip" | sed -n 's,^ *etl-windows-x64/,,p' >"$tmp/zip.list"
+	missing=
+	for f in $(cd "$win" && ls *.exe | sed 's,^,bin/,') \
+	    $(cd "$ETL_TOP" && ls pipelines/*.ps1 pipelines/*.wprp) \
+	    $(cd "$ETL_TOP/man" && ls | sed 's,^\(.*\)$,man/\1.html,') \
+	    README.md; do
+		grep -qx "$f" "$tmp/zip.list" || missing="$missing $f"
+	done
+	check_eq windows-dist-zip "$missing" ""
+else
+	skip windows-dist-zip "no $zip (make dist-windows)"
+fi
 
 # The corpus: streams, event CSV and statistics; folded CPU stacks of
 # the traces that have samples.
