@@ -53,8 +53,7 @@ MAN        := $(sort $(wildcard man/*.[1-9]))
 
 ALL_CFLAGS = $(CPPFLAGS) $(MOREFLAGS) $(CFLAGS)
 
-.PHONY: all demo deps check check-asan test bench install uninstall clean \
-	windows windows-tools dist-windows clean-windows
+.PHONY: all demo deps check check-asan test bench install uninstall clean
 
 all: $(TOOL_BIN) $(SYNTH_BIN)
 
@@ -127,6 +126,8 @@ uninstall:
 # WIN_EXTRA_<tool>, is skipped with a message while those are not built
 # for Windows (not in build-windows/deps/lib).  Lib sources that need
 # such libraries go in WIN_LIB_EXCLUDE.  The test is tests/cli/windows.sh.
+.PHONY: windows windows-tools dist-windows clean-windows
+
 WIN_CC       ?= x86_64-w64-mingw32-gcc
 WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_WINDRES  ?= x86_64-w64-mingw32-windres
