@@ -236,6 +236,30 @@ function Same-Number([double] $c, [double] $j) {
 	}
 	return $false
 }
+# How a CSV row differs from a JSON object of the same table, or ''.
+function Compare-Row($Row, $Object, [string] $Where) {
+	$out = ''
+	$cv = @($Row.PSObject.Properties.Value)
+	$jp = @($Object.PSObject.Properties)
+	for ($k = 0; $k -lt $jp.Count -and $k -lt $cv.Count; $k++) {
+		$j = $jp[$k].Value
+		if ($j -isnot [long] -and $j -isnot [int] -and
+		    $j -isnot [double] -and $j -isnot [decimal] -and
+		    $j -isnot [Numerics.BigInteger]) { continue }
+		$c = 0.0
+		$when = [datetime]::MinValue
+		if ([double]::TryParse($cv[$k], $styles, $inv, [ref] $c)) {
+			if (-not (Same-Number $c ([double] $j))) {
+				$out += " $Where $($jp[$k].Name): CSV $($cv[$k]), JSON $j"
+			}
+		} elseif (-not [datetime]::TryParse($cv[$k], $inv,
+		    [Globalization.DateTimeStyles]::None, [ref] $when)) {
+			$out += " $Where $($jp[$k].Name): '$($cv[$k])' is not a number"
+		}
+	}
+	return $out
+}
+
 foreach ($t in Get-ChildItem -Directory -LiteralPath $Dir) {
 	$name = "powershell-import-csv-$($t.Name)"
 	# One section a table: a file of its own, or separated by a blank line.
@@ -247,7 +271,8 @@ foreach ($t in Get-ChildItem -Directory -LiteralPath $Dir) {
 			if ($s.Trim()) { $sections += $s }
 		}
 	}
-	$rows = @()
+	$tables = @()
+	$nrows = 0
 	$bad = ''
 	$i = 0
 	foreach ($s in $sections) {
@@ -261,31 +286,41 @@ foreach ($t in Get-ChildItem -Directory -LiteralPath $Dir) {
 		if (($cols -join ',') -ne ($header -join ',')) {
 			$bad += " columns [$($cols -join ',')] for header [$($header -join ',')]"
 		}
-		$rows += $got
+		$tables += , $got
+		$nrows += $got.Count
 	}
 	$json = @(Get-Content -LiteralPath (Join-Path $t.FullName 't.jsonl') |
 	    ForEach-Object { $_ | ConvertFrom-Json })
-	if ($rows.Count -ne $json.Count) {
-		$bad += " $($rows.Count) CSV rows, $($json.Count) JSON lines"
+	if ($nrows -ne $json.Count) {
+		$bad += " $nrows CSV rows, $($json.Count) JSON lines"
 	} elseif ($t.Name -ne 'events') {
-		for ($r = 0; $r -lt $rows.Count -and -not $bad; $r++) {
-			$cv = @($rows[$r].PSObject.Properties.Value)
-			$jp = @($json[$r].PSObject.Properties)
-			for ($k = 0; $k -lt $jp.Count -and $k -lt $cv.Count; $k++) {
-				$j = $jp[$k].Value
-				if ($j -isnot [long] -and $j -isnot [int] -and
-				    $j -isnot [double] -and $j -isnot [decimal] -and
-				    $j -isnot [Numerics.BigInteger]) { continue }
-				$c = 0.0
-				$when = [datetime]::MinValue
-				if ([double]::TryParse($cv[$k], $styles, $inv, [ref] $c)) {
-					if (-not (Same-Number $c ([double] $j))) {
-						$bad += " row $($r + 1) $($jp[$k].Name): CSV $($cv[$k]), JSON $j"
-					}
-				} elseif (-not [datetime]::TryParse($cv[$k], $inv,
-				    [Globalization.DateTimeStyles]::None, [ref] $when)) {
-					$bad += " row $($r + 1) $($jp[$k].Name): '$($cv[$k])' is not a number"
-				}
+		# The JSON objects of one table share their keys, and the
+		# tables come in order; a table's CSV may be a file of its own.
+		$groups = @()
+		$keys = $null
+		foreach ($o in $json) {
+			$k = @($o.PSObject.Properties.Name) -join ','
+			if ($k -ne $keys) { $groups += , (New-Object Collections.ArrayList) }
+			[void] $groups[-1].Add($o)
+			$keys = $k
+		}
+		$used = @{}
+		foreach ($rows in $tables) {
+			$match = $null
+			for ($g = 0; $g -lt $groups.Count -and $null -eq $match; $g++) {
+				if ($used[$g] -or $groups[$g].Count -ne $rows.Count -or
+				    @($groups[$g][0].PSObject.Properties).Count -ne
+				    @($rows[0].PSObject.Properties).Count -or
+				    (Compare-Row $rows[0] $groups[$g][0] 'row 1')) { continue }
+				$match = $g
+			}
+			if ($null -eq $match) {
+				$bad += " no JSON table has the rows of the CSV table [$(@($rows[0].PSObject.Properties.Name) -join ',')]"
+				continue
+			}
+			$used[$match] = $true
+			for ($r = 0; $r -lt $rows.Count -and -not $bad; $r++) {
+				$bad += Compare-Row $rows[$r] $groups[$match][$r] "row $($r + 1)"
 			}
 		}
 	}
