@@ -242,6 +242,17 @@ platform_unmap_file(struct mapped_file *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int
+platform_rename(const char *from, const char *to)
+{
+	/* The names are UTF-8, the manifest's code page. */
+	if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING |
+	    MOVEFILE_COPY_ALLOWED))
+		return 0;
+	errno = win_errno();
+	return -1;
+}
+
 void
 platform_binary_mode(FILE *fp)
 {
@@ -387,6 +398,12 @@ platform_unmap_file(struct mapped_file *m)
 	else
 		free(m->mem);
 	memset(m, 0, sizeof(*m));
+}
+
+int
+platform_rename(const char *from, const char *to)
+{
+	return rename(from, to);
 }
 
 void

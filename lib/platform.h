@@ -51,6 +51,13 @@ void platform_drop_pages(const void *p, size_t len);
  */
 FILE *platform_spool(FILE *in);
 
+/*
+ * Renames `from` to `to`, replacing `to` if it exists, as rename() does
+ * on POSIX (Windows' rename() refuses an existing target).
+ * @return : 0, or -1 with errno set.
+ */
+int platform_rename(const char *from, const char *to);
+
 /* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
 void platform_binary_mode(FILE *fp);
 

@@ -146,6 +146,26 @@ if [ ! -d "$ETL_CORPUS/etl" ]; then
 	skip windows-corpus "no corpus at $ETL_CORPUS"
 	exit 0
 fi
+# csv_dirs WIN-STREAM LINUX-STREAM: etlreport -f csv -o of each into
+# $tmp/csv.w and $tmp/csv.l (a table may take a file of its own).
+csv_dirs() {
+	rm -rf "$tmp/csv.w" "$tmp/csv.l"
+	mkdir "$tmp/csv.w" "$tmp/csv.l"
+	w etlreport -f csv -o "$tmp/csv.w/t.csv" "$1"
+	etlreport -f csv -o "$tmp/csv.l/t.csv" "$2"
+}
+
+# same_dirs NAME: the two directories hold the same files, byte for byte.
+same_dirs() {
+	if [ -z "$(ls "$tmp/csv.l")" ]; then
+		fail "$1" "no CSV written"
+	elif d=$(diff -r "$tmp/csv.w" "$tmp/csv.l" 2>&1); then
+		pass "$1"
+	else
+		fail "$1" "$(echo "$d" | head -3)"
+	fi
+}
+
 n=0
 for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 	[ -f "$f" ] || continue
@@ -154,17 +174,17 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 	w etlcat -q -o "$tmp/c.w.zst" "$f"
 	etlcat -q -o "$tmp/c.l.zst" "$f"
 	same "windows-corpus-stream-$name" "$tmp/c.w.zst" "$tmp/c.l.zst"
-	w etlreport -f csv -o "$tmp/c.w.csv" "$tmp/c.w.zst"
-	etlreport -f csv -o "$tmp/c.l.csv" "$tmp/c.l.zst"
-	same "windows-corpus-csv-$name" "$tmp/c.w.csv" "$tmp/c.l.csv"
+	csv_dirs "$tmp/c.w.zst" "$tmp/c.l.zst"
+	same_dirs "windows-corpus-csv-$name"
 	w etlagg stats "$tmp/c.w.zst" | w etlreport -f csv >"$tmp/st.w.csv"
 	etlagg stats "$tmp/c.l.zst" | etlreport -f csv >"$tmp/st.l.csv"
 	same "windows-corpus-stats-$name" "$tmp/st.w.csv" "$tmp/st.l.csv"
 	case $f in
 	*.mm_profdata)
-		w etlagg queries "$tmp/c.w.zst" | w etlreport -f csv >"$tmp/q.w.csv"
-		etlagg queries "$tmp/c.l.zst" | etlreport -f csv >"$tmp/q.l.csv"
-		same "windows-corpus-queries-$name" "$tmp/q.w.csv" "$tmp/q.l.csv"
+		w etlagg -o "$tmp/q.w.zst" queries "$tmp/c.w.zst"
+		etlagg -o "$tmp/q.l.zst" queries "$tmp/c.l.zst"
+		csv_dirs "$tmp/q.w.zst" "$tmp/q.l.zst"
+		same_dirs "windows-corpus-queries-$name"
 		;;
 	*perfview__net*)
 		w etlagg cpu --by stack "$tmp/c.w.zst" |
