@@ -24,6 +24,13 @@ fi
 # no Mono or Gecko installer, no debug chatter.
 export WINEPREFIX="${WINEPREFIX:-$ETL_TOP/build-windows/wine}"
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# One wineserver for the whole test, stopped at the end: a server that
+# is shutting down as the next program starts can lose that program.
+wineserver=$(command -v wineserver 2>/dev/null || echo /usr/lib/wine/wineserver)
+if [ -x "$wineserver" ]; then
+	"$wineserver" -p 60 2>/dev/null
+	trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+fi
 if ! wine "$win/etlcat.exe" --version >"$tmp/wine.out" 2>&1; then
 	skip windows "wine cannot run the .exe files: $(head -c 200 "$tmp/wine.out")"
 	exit 0
