@@ -8,6 +8,9 @@
 #   make fuzz       each libFuzzer target in tests/fuzz for FUZZ_SECONDS
 #                   (clang with its fuzzer runtime; FUZZ_TARGETS=fuzz_etl ...)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make windows    the tools as static 64-bit .exe files (mingw-w64)
+#   make dist-windows  those, the PowerShell pipelines, the recording
+#                   profile and the manual as HTML, in one zip
 #
 # CFLAGS belongs to the user; project flags go in MOREFLAGS.  Local settings
 # may be kept in config.mak.  V=1 shows the commands.
@@ -174,6 +177,83 @@ uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(filter %.1,$(MAN)))
 	rm -f $(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(filter %.5,$(MAN)))
+
+# Windows: static 64-bit .exe files cross-built with mingw-w64 into
+# build-windows/bin.  zstd, PCRE2 and libcsv are built for Windows from
+# Debian's source packages by .ci/windows-deps.sh, once (build-windows/deps
+# and the rest of build-windows are left by `make clean`: `make
+# clean-windows` removes them).  The
+# tools are those of TOOLS; a tool that needs more libraries, named in
+# WIN_EXTRA_<tool>, is skipped with a message while those are not built
+# for Windows (not in build-windows/deps/lib).  Lib sources that need
+# such libraries go in WIN_LIB_EXCLUDE.  The test is tests/cli/windows.sh.
+.PHONY: windows windows-tools dist-windows clean-windows
+
+WIN_CC       ?= x86_64-w64-mingw32-gcc
+WIN_AR       ?= x86_64-w64-mingw32-ar
+WIN_WINDRES  ?= x86_64-w64-mingw32-windres
+WIN_CFLAGS   ?= -O2
+WIN_DIR      := build-windows
+WIN_DEPS     := $(WIN_DIR)/deps
+WIN_EXTRA_etlsym ?= curl mspack
+WIN_LIB_EXCLUDE  ?=
+WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
+                -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
+WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)
+WIN_LDLIBS    = -L$(WIN_DEPS)/lib $(foreach t,$(WIN_EXTRA_$*),-l$(t)) \
+                -lzstd -lpcre2-8 -lcsv -lm
+WIN_LIB_OBJ  := $(patsubst lib/%.c,$(WIN_DIR)/obj/%.o, \
+                $(filter-out $(WIN_LIB_EXCLUDE),$(LIB_SRC)))
+win_missing   = $(foreach l,$(WIN_EXTRA_$(1)), \
+                $(if $(wildcard $(WIN_DEPS)/lib/lib$(l).a),,lib$(l)))
+WIN_TOOLS     = $(foreach t,$(TOOLS),$(if $(strip $(call win_missing,$(t))),,$(t)))
+
+windows:
+	$(Q)sh .ci/windows-deps.sh $(WIN_DEPS) $(WIN_CC) $(WIN_AR)
+	@$(MAKE) --no-print-directory windows-tools
+
+windows-tools: $(WIN_TOOLS:%=$(WIN_DIR)/bin/%.exe)
+	@$(foreach t,$(filter-out $(WIN_TOOLS),$(TOOLS)),echo \
+	    "windows: $(t).exe skipped: it needs $(strip \
+	    $(call win_missing,$(t)))," \
+	    "which .ci/windows-deps.sh does not build for Windows";)
+
+$(WIN_DIR)/obj/%.o: lib/%.c lib/*.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  WINCC   $<")
+	$(Q)$(WIN_CC) $(WIN_ALL_CFLAGS) -c -o $@ $<
+
+$(WIN_DIR)/obj/platform-res.o: lib/platform.rc lib/platform.manifest
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  WINDRES $<")
+	$(Q)$(WIN_WINDRES) -Ilib -O coff -o $@ $<
+
+$(WIN_DIR)/libetl.a: $(WIN_LIB_OBJ)
+	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
+
+$(WIN_DIR)/bin/%.exe: tools/%.c $(WIN_DIR)/libetl.a $(WIN_DIR)/obj/platform-res.o
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  WINLD   $@")
+	$(Q)$(WIN_CC) $(WIN_ALL_CFLAGS) -static -s -o $@ $< \
+	    $(WIN_DIR)/obj/platform-res.o $(WIN_DIR)/libetl.a $(WIN_LDLIBS)
+
+# The zip a Windows user unpacks: bin\ (the .exe files), pipelines\ (the
+# .ps1 scripts and the WPR profile), man\ (the manual as HTML), README.
+WIN_DIST := $(WIN_DIR)/etl-windows-x64
+dist-windows: windows
+	rm -rf $(WIN_DIST) $(WIN_DIST).zip
+	mkdir -p $(WIN_DIST)/bin $(WIN_DIST)/pipelines $(WIN_DIST)/man
+	cp $(WIN_DIR)/bin/*.exe $(WIN_DIST)/bin/
+	cp $(wildcard pipelines/*.ps1 pipelines/*.wprp) $(WIN_DIST)/pipelines/
+	for m in $(MAN); do \
+	    mandoc -T html -O man=%N.%S.html $$m \
+	    >$(WIN_DIST)/man/$${m#man/}.html || exit 1; done
+	cp README.md $(WIN_DIST)/
+	cd $(WIN_DIR) && zip -q -r -X etl-windows-x64.zip etl-windows-x64
+	@echo "windows: $(WIN_DIST).zip"
+
+clean-windows:
+	rm -rf $(WIN_DIR)
 
 clean:
 	rm -rf build bin

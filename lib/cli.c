@@ -31,7 +31,7 @@ cli_init(const char *argv0)
 		progname = slash + 1;
 	if ((slash = strrchr(progname, '\\')) != NULL)
 		progname = slash + 1;
-	platform_binary_mode(stdin);
+	platform_init();
 }
 
 const char *

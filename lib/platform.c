@@ -15,7 +15,9 @@
 #ifdef _WIN32
 #include <fcntl.h>
 #include <io.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <wchar.h>
 #include <windows.h>
 #else
 #include <fcntl.h>
@@ -32,98 +34,161 @@ platform_same_file(const struct file_id *a, const struct file_id *b)
 	return a->regular && b->regular && a->dev == b->dev && a->ino == b->ino;
 }
 
-FILE *
-platform_spool(FILE *in)
+/* Copies `in` to `tmp` to its end.  @return : 0, or -1. */
+static int
+copy_to(FILE *in, FILE *tmp)
 {
-	FILE *tmp = tmpfile();
 	char buf[1 << 16];
 	size_t n;
 
-	if (tmp == NULL)
-		return NULL;
 	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
 		if (fwrite(buf, 1, n, tmp) != n)
-			goto fail;
+			return -1;
 	if (ferror(in) || fflush(tmp) != 0)
-		goto fail;
+		return -1;
 	rewind(tmp);
-	return tmp;
-fail:
-	fclose(tmp);
-	return NULL;
-}
-
-#ifdef _WIN32
-/* Reads a whole stream into malloc'd memory. */
-static int
-read_all(FILE *fp, struct mapped_file *m)
-{
-	size_t cap = 1 << 20, len = 0, n;
-	unsigned char *buf = malloc(cap), *p;
-
-	if (buf == NULL)
-		return -1;
-	while ((n = fread(buf + len, 1, cap - len, fp)) > 0) {
-		len += n;
-		if (len == cap) {
-			if ((p = realloc(buf, cap * 2)) == NULL) {
-				free(buf);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = p;
-			cap *= 2;
-		}
-	}
-	if (ferror(fp)) {
-		free(buf);
-		return -1;
-	}
-	m->data = buf;
-	m->len = len;
-	m->mem = buf;
-	m->is_mapped = 0;
 	return 0;
 }
 
-int
-platform_map_file(const char *path, struct mapped_file *m)
+#ifdef _WIN32
+/* The errno closest to what GetLastError() says. */
+static int
+win_errno(void)
 {
-	HANDLE file, mapping;
+	switch (GetLastError()) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH:
+	case ERROR_INVALID_DRIVE:
+		return ENOENT;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
+	case ERROR_LOCK_VIOLATION:
+		return EACCES;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+	case ERROR_COMMITMENT_LIMIT:
+		return ENOMEM;
+	case ERROR_DISK_FULL:
+	case ERROR_HANDLE_DISK_FULL:
+		return ENOSPC;
+	default:
+		return EIO;
+	}
+}
+
+/* Puts the console's output code page back as platform_init found it. */
+static UINT console_cp;
+
+static void
+restore_console_cp(void)
+{
+	SetConsoleOutputCP(console_cp);
+}
+
+void
+platform_init(void)
+{
+	DWORD mode;
+
+	/*
+	 * Every stream is binary: the event stream must pass untouched, and
+	 * text and CSV come out byte for byte as on Linux (LF lines, CRLF
+	 * CSV rows), which PowerShell, Excel and every editor read.
+	 */
+	_setmode(_fileno(stdin), _O_BINARY);
+	_setmode(_fileno(stdout), _O_BINARY);
+	_setmode(_fileno(stderr), _O_BINARY);
+	_fmode = _O_BINARY;
+	/* Messages are UTF-8 (the manifest's code page); so is the console. */
+	if (GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode) &&
+	    (console_cp = GetConsoleOutputCP()) != CP_UTF8 &&
+	    SetConsoleOutputCP(CP_UTF8))
+		atexit(restore_console_cp);
+}
+
+/*
+ * An unnamed temporary file in the user's temporary folder, deleted when
+ * closed.  tmpfile() would try the root of the current drive, which a
+ * user may not write to.
+ */
+static FILE *
+temp_file(void)
+{
+	wchar_t dir[MAX_PATH + 1], path[MAX_PATH + 1];
+	HANDLE h;
+	FILE *fp;
+	int fd;
+
+	if (GetTempPathW(MAX_PATH + 1, dir) == 0 ||
+	    GetTempFileNameW(dir, L"etl", 0, path) == 0) {
+		errno = win_errno();
+		return NULL;
+	}
+	h = CreateFileW(path, GENERIC_READ | GENERIC_WRITE, 0, NULL,
+	    CREATE_ALWAYS, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE,
+	    NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = win_errno();
+		DeleteFileW(path);
+		return NULL;
+	}
+	if ((fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY)) < 0) {
+		CloseHandle(h);
+		return NULL;
+	}
+	if ((fp = _fdopen(fd, "w+b")) == NULL)
+		_close(fd);
+	return fp;
+}
+
+FILE *
+platform_spool(FILE *in)
+{
+	FILE *tmp = temp_file();
+
+	if (tmp == NULL)
+		return NULL;
+	if (copy_to(in, tmp) != 0) {
+		fclose(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+/*
+ * Maps a whole file by its handle; 64-bit sizes throughout, so a trace
+ * of several gigabytes maps as a small one does.
+ */
+static int
+map_handle(HANDLE file, struct mapped_file *m)
+{
 	LARGE_INTEGER size;
+	HANDLE mapping;
 	void *view;
 
-	memset(m, 0, sizeof(*m));
-	if (strcmp(path, "-") == 0) {
-		platform_binary_mode(stdin);
-		return read_all(stdin, m);
-	}
-	file = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL,
-	    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-	if (file == INVALID_HANDLE_VALUE) {
-		errno = ENOENT;
-		return -1;
-	}
 	if (!GetFileSizeEx(file, &size)) {
-		CloseHandle(file);
-		errno = EIO;
+		errno = win_errno();
 		return -1;
 	}
 	if (size.QuadPart == 0) {
-		CloseHandle(file);
 		m->data = (const unsigned char *)"";
 		return 0;
 	}
-	mapping = CreateFileMappingA(file, NULL, PAGE_READONLY, 0, 0, NULL);
-	CloseHandle(file);
+	if ((unsigned long long)size.QuadPart > SIZE_MAX) {
+		errno = EFBIG;
+		return -1;
+	}
+	mapping = CreateFileMappingW(file, NULL, PAGE_READONLY, 0, 0, NULL);
 	if (mapping == NULL) {
-		errno = EIO;
+		errno = win_errno();
 		return -1;
 	}
 	view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
 	CloseHandle(mapping);
 	if (view == NULL) {
-		errno = ENOMEM;
+		errno = win_errno();
 		return -1;
 	}
 	m->data = view;
@@ -131,6 +196,48 @@ platform_map_file(const char *path, struct mapped_file *m)
 	m->mem = view;
 	m->is_mapped = 1;
 	return 0;
+}
+
+/* Standard input: mapped when it is a file, spooled when it is a pipe. */
+static int
+map_stdin(struct mapped_file *m)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(stdin));
+	FILE *tmp;
+	int rc;
+
+	if (h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_DISK)
+		return map_handle(h, m);
+	if ((tmp = platform_spool(stdin)) == NULL)
+		return -1;
+	rc = map_handle((HANDLE)_get_osfhandle(_fileno(tmp)), m);
+	fclose(tmp);
+	return rc;
+}
+
+int
+platform_map_file(const char *path, struct mapped_file *m)
+{
+	HANDLE file;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (strcmp(path, "-") == 0)
+		return map_stdin(m);
+	/*
+	 * The name is UTF-8 (the manifest's code page).  Others may go on
+	 * writing or renaming the file: a trace WPR is still finishing.
+	 */
+	file = CreateFileA(path, GENERIC_READ,
+	    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	if (file == INVALID_HANDLE_VALUE) {
+		errno = win_errno();
+		return -1;
+	}
+	rc = map_handle(file, m);
+	CloseHandle(file);
+	return rc;
 }
 
 void
@@ -157,10 +264,35 @@ platform_drop_pages(const void *p, size_t len)
 	(void)len;
 }
 
+/*
+ * Whether fp is a console, or the pseudo-terminal of an MSYS2 or Cygwin
+ * terminal (a named pipe called \msys-...-ptyN-to-master or
+ * \cygwin-...).  _isatty() would also say yes for NUL.
+ */
 int
 platform_is_terminal(FILE *fp)
 {
-	return _isatty(_fileno(fp));
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(fp));
+	struct {
+		FILE_NAME_INFO info;
+		wchar_t more[MAX_PATH];
+	} name;
+	DWORD mode;
+	size_t n;
+
+	if (h == INVALID_HANDLE_VALUE)
+		return 0;
+	if (GetConsoleMode(h, &mode))
+		return 1;
+	if (GetFileType(h) != FILE_TYPE_PIPE ||
+	    !GetFileInformationByHandleEx(h, FileNameInfo, &name,
+	    sizeof(name) - sizeof(wchar_t)))
+		return 0;
+	n = name.info.FileNameLength / sizeof(wchar_t);
+	name.info.FileName[n] = L'\0';
+	return (wcsstr(name.info.FileName, L"\\msys-") != NULL ||
+	    wcsstr(name.info.FileName, L"\\cygwin-") != NULL) &&
+	    wcsstr(name.info.FileName, L"-pty") != NULL;
 }
 
 int
@@ -227,9 +359,10 @@ platform_temp_beside(const char *path, char **tmp)
 int
 platform_replace(const char *tmp, const char *path)
 {
+	/* The names are UTF-8, the manifest's code page. */
 	if (MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING))
 		return 0;
-	errno = EACCES;
+	errno = win_errno();
 	return -1;
 }
 
@@ -245,6 +378,26 @@ platform_now_ns(void)
 	    (unsigned long long)f.QuadPart;
 }
 #else
+FILE *
+platform_spool(FILE *in)
+{
+	FILE *tmp = tmpfile();
+
+	if (tmp == NULL)
+		return NULL;
+	if (copy_to(in, tmp) != 0) {
+		fclose(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+void
+platform_init(void)
+{
+	/* Nothing to set up: streams are bytes, arguments are UTF-8. */
+}
+
 /* Maps a regular file; the descriptor stays open for the caller. */
 static int
 map_fd(int fd, struct mapped_file *m)

@@ -3,12 +3,24 @@
  * mapping an input file into memory, binary mode, terminal checks; and
  * spooling a pipe to a temporary file, which mapping needs too.
  * Only this module and cli.c include system headers beyond C11.
+ *
+ * On Windows, file names and arguments are UTF-8 like everywhere else:
+ * the manifest embedded in every .exe (platform.manifest) makes UTF-8
+ * the process's code page, so argv, fopen() and the -A calls take it.
  */
 #ifndef PLATFORM_H
 #define PLATFORM_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+/*
+ * Sets up the process before anything is read or written; cli_init()
+ * calls it.  On Windows: standard input, output and error, and every
+ * file opened later, in binary mode (no CRLF translation: the outputs
+ * equal Linux's byte for byte), and a console shows UTF-8.
+ */
+void platform_init(void);
 
 struct mapped_file {
 	const unsigned char *data;
@@ -42,7 +54,10 @@ FILE *platform_spool(FILE *in);
 /* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
 void platform_binary_mode(FILE *fp);
 
-/* Whether fp is a terminal. */
+/*
+ * Whether fp is a terminal: on Windows a console, or the pseudo-terminal
+ * of MSYS2 or Cygwin, but not NUL.
+ */
 int platform_is_terminal(FILE *fp);
 
 /*

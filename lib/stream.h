@@ -357,7 +357,11 @@ void stream_reader_open_file(struct stream_reader *r, FILE *fp,
 void stream_reader_open_mem(struct stream_reader *r, const void *data,
     size_t len, const char *name);
 
-/* Whether the bytes start like a zstd frame (a stream, probably). */
+/*
+ * Whether the bytes start like a zstd frame (a stream, probably), or
+ * like one a text pipe mangled (stream_sniff.h; reading it then fails
+ * with a message that says so).
+ */
 int stream_probe(const unsigned char *data, size_t len);
 
 /*

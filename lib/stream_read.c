@@ -25,6 +25,7 @@
 #include "idmap.h"
 #include "intern.h"
 #include "stream.h"
+#include "stream_sniff.h"
 
 #define ARENA_CHUNK	(256 * 1024)
 #define INBUF_SIZE	(128 * 1024)
@@ -427,6 +428,19 @@ fill_input(struct stream_reader *r)
 	return n;
 }
 
+/* What a text pipe did to the frame that failed, if that shows. */
+static const char *
+frame_damage(const struct stream_reader *r)
+{
+	size_t at = r->frame_offset >= r->in_offset ?
+	    (size_t)(r->frame_offset - r->in_offset) : 0;
+
+	if (at > r->in.size)
+		at = r->in.size;
+	return stream_text_damage((const unsigned char *)r->in.src + at,
+	    r->in.size - at, 1);
+}
+
 /*
  * Decompresses the next whole frame into r->frame.
  * @return : STREAM_OK, STREAM_EOF at a clean end, or STREAM_ERROR.
@@ -435,6 +449,7 @@ static enum stream_status
 next_frame(struct stream_reader *r)
 {
 	ZSTD_outBuffer out = { r->frame, STREAM_FRAME_MAX, 0 };
+	const char *why;
 	size_t ret;
 
 	if (r->in.pos == r->in.size && fill_input(r) == 0)
@@ -443,6 +458,8 @@ next_frame(struct stream_reader *r)
 	r->frame_offset = r->in_offset + r->in.pos;
 	for (;;) {
 		ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
+		if (ZSTD_isError(ret) && (why = frame_damage(r)) != NULL)
+			return reader_fail(r, r->frame_offset, "%s", why);
 		if (ZSTD_isError(ret) && r->frame_offset == 0)
 			return reader_fail(r, 0, "not an event stream");
 		if (ZSTD_isError(ret))
@@ -1071,5 +1088,7 @@ stream_kind_by_name(const char *name)
 int
 stream_probe(const unsigned char *data, size_t len)
 {
-	return len >= 4 && le32(data) == 0xfd2fb528u;
+	/* A stream mangled by a text pipe is taken too, to be named so. */
+	return (len >= 4 && le32(data) == 0xfd2fb528u) ||
+	    stream_text_damage(data, len, 0) != NULL;
 }

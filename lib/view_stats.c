@@ -125,7 +125,13 @@ cmp_rows(const void *a, const void *b)
 	if ((c = memcmp(x->key + NAMES_AT, y->key + NAMES_AT,
 	    n - NAMES_AT)) != 0)
 		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	/*
+	 * Versions of one event share its name: first seen first.  qsort()
+	 * is not stable on Windows, and the order must not depend on it.
+	 */
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int

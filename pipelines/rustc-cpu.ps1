@@ -17,9 +17,10 @@ Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.cpu.svg            the flame graph
 Frames are named module!0xRVA until symbols are resolved.  -All takes
 every process of the trace, not only those of the build.  The tools are
-taken from PATH, or from the bin folder beside this script.  Needs
-PowerShell 7.4 or later; the tools read and write files, so no bytes go
-through PowerShell's pipes.
+taken from PATH, or from the bin folder beside this script.  Runs under
+PowerShell 7 and Windows PowerShell 5.1 alike: the tools read and write
+files (-o), so no bytes go through PowerShell's pipes, which 5.1 would
+mangle.
 
 .EXAMPLE
 ./rustc-cpu.ps1 build.etl -OutDir report
@@ -32,7 +33,7 @@ param(
 
 $me = 'rustc-cpu.ps1'
 $env:PATH = $env:PATH + [IO.Path]::PathSeparator +
-    (Join-Path $PSScriptRoot '..' 'bin')
+    (Join-Path (Split-Path -Parent $PSScriptRoot) 'bin')
 
 function Fail([string] $Message) {
 	[Console]::Error.WriteLine("${me}: $Message")

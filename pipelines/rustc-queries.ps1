@@ -24,8 +24,9 @@ under that share of the time (default 1, as the old page did; 0 shows
 all, and full traces are large).  A profile cut
 short (a killed rustc) is read as far as it goes; the script then exits
 with status 1 after writing the files.  The tools are taken from PATH, or
-from the bin folder beside this script.  Needs PowerShell 7.4 or later;
-the tools read and write files, so no bytes go through PowerShell's pipes.
+from the bin folder beside this script.  Runs under PowerShell 7 and
+Windows PowerShell 5.1 alike: the tools read and write files (-o), so no
+bytes go through PowerShell's pipes, which 5.1 would mangle.
 
 .EXAMPLE
 ./rustc-queries.ps1 target/profiles -OutDir report -Percent 0.5
@@ -39,7 +40,7 @@ param(
 
 $me = 'rustc-queries.ps1'
 $env:PATH = $env:PATH + [IO.Path]::PathSeparator +
-    (Join-Path $PSScriptRoot '..' 'bin')
+    (Join-Path (Split-Path -Parent $PSScriptRoot) 'bin')
 
 function Fail([string] $Message) {
 	[Console]::Error.WriteLine("${me}: $Message")

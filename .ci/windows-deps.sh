@@ -1,0 +1,137 @@
+#!/bin/sh
+# windows-deps.sh - zstd, PCRE2 and libcsv built as static libraries for
+# 64-bit Windows with mingw-w64, from Debian's source packages (`apt-get
+# source`; nothing else is downloaded).  `make windows` runs it.
+#
+# Usage: sh .ci/windows-deps.sh DIR [CC [AR]]
+#
+# Leaves DIR/include/{zstd.h,zstd_errors.h,pcre2.h,csv.h} and
+# DIR/lib/{libzstd.a,libpcre2-8.a,libcsv.a}; the sources stay in DIR/src.
+# What is already there is kept, so only the first run fetches and
+# builds (a minute or so on two cores).  `apt-get source` needs deb-src
+# lines in the APT sources: as root this script adds them (to the deb822
+# .sources files and to sources.list) and refreshes the lists; otherwise
+# it says what to do.  dpkg-dev unpacks the sources.
+
+set -e
+dir=${1:?usage: windows-deps.sh DIR [CC [AR]]}
+cc=${2:-x86_64-w64-mingw32-gcc}
+ar=${3:-x86_64-w64-mingw32-ar}
+jobs=2
+me=windows-deps
+
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+command -v "$cc" >/dev/null 2>&1 ||
+    die "no $cc (apt-get install gcc-mingw-w64-x86-64)"
+mkdir -p "$dir/src" "$dir/include" "$dir/lib" "$dir/obj"
+dir=$(cd "$dir" && pwd)
+
+# Adds deb-src beside every deb source and refreshes the package lists.
+enable_deb_src() {
+	[ "$(id -u)" = 0 ] || die "apt-get source needs deb-src lines in" \
+	    "/etc/apt/sources.list.d/*.sources (Types: deb deb-src) or" \
+	    "sources.list; add them, run apt-get update, and try again"
+	echo "$me: enabling deb-src in the APT sources"
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
+	done
+	f=/etc/apt/sources.list
+	if [ -f "$f" ] && ! grep -q '^deb-src ' "$f"; then
+		sed -n 's/^deb \(.*\)/deb-src \1/p' "$f" >"$f.src.tmp"
+		cat "$f.src.tmp" >>"$f"
+		rm -f "$f.src.tmp"
+	fi
+	apt-get update -qq </dev/null >/dev/null 2>&1 ||
+	    die "apt-get update failed"
+}
+
+# Unpacks source package $1 into $dir/src (once) and prints its
+# directory.  The newest version is tried first, then the older ones:
+# a mirror may lack the source of a security update.
+fetch() {
+	found=$(ls -d "$dir/src/$1"-[0-9]*/ 2>/dev/null | head -1)
+	if [ -n "$found" ]; then
+		echo "${found%/}"
+		return
+	fi
+	command -v dpkg-source >/dev/null 2>&1 ||
+	    die "dpkg-source is needed to unpack sources (apt-get install dpkg-dev)"
+	if ! apt-cache showsrc "$1" 2>/dev/null | grep -q '^Version:'; then
+		enable_deb_src
+	fi
+	for v in $(apt-cache showsrc "$1" | sed -n 's/^Version: //p' |
+	    sort -r -V); do
+		echo "$me: apt-get source $1=$v" >&2
+		if (cd "$dir/src" && apt-get source -qq "$1=$v" \
+		    </dev/null >/dev/null 2>&1); then
+			found=$(ls -d "$dir/src/$1"-[0-9]*/ | head -1)
+			echo "${found%/}"
+			return
+		fi
+	done
+	die "apt-get source $1 failed"
+}
+
+# Compiles the C files given after `--` into archive $1, two at a time.
+archive() {
+	lib=$1
+	obj=$dir/obj/${lib%.a}
+	shift
+	flags=""
+	while [ "$1" != -- ]; do
+		flags="$flags $1"
+		shift
+	done
+	shift
+	mkdir -p "$obj"
+	printf '%s\n' "$@" | xargs -P $jobs -I{} sh -c \
+	    'o="$0/$(basename "$1" .c).o"; exec "$2" $3 -c -o "$o" "$1"' \
+	    "$obj" {} "$cc" "-O2 $flags"
+	rm -f "$dir/lib/$lib"
+	"$ar" rcs "$dir/lib/$lib" "$obj"/*.o
+	echo "$me: built $lib" >&2
+}
+
+if [ ! -f "$dir/lib/libzstd.a" ]; then
+	src=$(fetch libzstd)
+	# Single-threaded, as the Linux tools use it; the Huffman assembly
+	# is ELF-only, so the C decoder is used.
+	archive libzstd.a -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 \
+	    -DXXH_NAMESPACE=ZSTD_ -I"$src/lib" -I"$src/lib/common" -- \
+	    "$src"/lib/common/*.c "$src"/lib/compress/*.c \
+	    "$src"/lib/decompress/*.c
+	cp "$src/lib/zstd.h" "$src/lib/zstd_errors.h" "$dir/include/"
+fi
+
+if [ ! -f "$dir/lib/libpcre2-8.a" ]; then
+	src=$(fetch pcre2)
+	# The build without autotools that PCRE2's NON-AUTOTOOLS-BUILD
+	# describes, with Unicode and the JIT as in Debian's build.
+	gen=$dir/obj/pcre2-generated
+	mkdir -p "$gen"
+	cp "$src/src/config.h.generic" "$gen/config.h"
+	cp "$src/src/pcre2.h.generic" "$gen/pcre2.h"
+	cp "$src/src/pcre2_chartables.c.dist" "$gen/pcre2_chartables.c"
+	set --
+	for f in auto_possess compile config context convert dfa_match \
+	    error extuni find_bracket jit_compile maketables match \
+	    match_data newline ord2utf pattern_info script_run serialize \
+	    string_utils study substitute substring tables ucd valid_utf \
+	    xclass; do
+		set -- "$@" "$src/src/pcre2_$f.c"
+	done
+	archive libpcre2-8.a -DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 \
+	    -DPCRE2_STATIC -DSUPPORT_UNICODE -DSUPPORT_JIT -I"$gen" \
+	    -I"$src/src" -- "$@" "$gen/pcre2_chartables.c"
+	cp "$gen/pcre2.h" "$dir/include/"
+fi
+
+if [ ! -f "$dir/lib/libcsv.a" ]; then
+	src=$(fetch libcsv)
+	archive libcsv.a -I"$src" -- "$src/libcsv.c"
+	cp "$src/csv.h" "$dir/include/"
+fi

@@ -1,0 +1,206 @@
+#!/bin/sh
+# The Windows build (`make windows`, build-windows/bin/*.exe) run under
+# wine: every tool's --help; decoding to a file with -o; a pipeline
+# through files, through Unix pipes between Windows processes and through
+# cmd.exe's own pipe; standard input from a file and from a pipe; a path
+# with spaces and non-ASCII letters, given as a Unix and as a drive-letter
+# path with backslashes.  Every stream, CSV and folded output must equal
+# the Linux build's byte for byte, on the sample and on every corpus
+# trace and profile.  Skips when wine or the Windows build is missing.
+
+. "$(dirname "$0")/../testlib.sh"
+
+win=$ETL_TOP/build-windows/bin
+sample=$ETL_TOP/testdata/sample.etl
+if ! command -v wine >/dev/null 2>&1; then
+	skip windows "no wine (apt-get install wine64 wine)"
+	exit 0
+fi
+if [ ! -x "$win/etlcat.exe" ]; then
+	skip windows "no Windows build (make windows)"
+	exit 0
+fi
+# A prefix of our own, made once (some seconds) and kept with the build;
+# no Mono or Gecko installer, no debug chatter.
+export WINEPREFIX="${WINEPREFIX:-$ETL_TOP/build-windows/wine}"
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# One wineserver for the whole test, stopped at the end: a server that
+# is shutting down as the next program starts can lose that program.
+wineserver=$(command -v wineserver 2>/dev/null || echo /usr/lib/wine/wineserver)
+if [ -x "$wineserver" ]; then
+	"$wineserver" -p 60 2>/dev/null
+	trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+fi
+if ! wine "$win/etlcat.exe" --version >"$tmp/wine.out" 2>&1; then
+	skip windows "wine cannot run the .exe files: $(head -c 200 "$tmp/wine.out")"
+	exit 0
+fi
+
+# w TOOL ARGS: the Windows build of TOOL.
+w() {
+	t=$1
+	shift
+	wine "$win/$t.exe" "$@"
+}
+
+# same NAME FILE1 FILE2: the two files are equal byte for byte.
+same() {
+	if [ ! -s "$2" ]; then
+		fail "$1" "$2 is empty or missing"
+	elif cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
+	fi
+}
+
+for t in $(ls "$win" | sed -n 's/\.exe$//p'); do
+	if w "$t" --help >"$tmp/help.w" 2>&1 && "$t" --help >"$tmp/help.l" 2>&1
+	then
+		same "windows-help-$t" "$tmp/help.w" "$tmp/help.l"
+	else
+		fail "windows-help-$t" "--help failed: $(head -c 200 "$tmp/help.w")"
+	fi
+done
+
+# The sample: the stream, the events in every text format, and tables.
+w etlcat -q -o "$tmp/s.w.zst" "$sample"
+etlcat -q -o "$tmp/s.l.zst" "$sample"
+same windows-sample-stream "$tmp/s.w.zst" "$tmp/s.l.zst"
+for f in csv jsonl text; do
+	w etlreport -f $f -o "$tmp/s.w.$f" "$tmp/s.w.zst"
+	etlreport -f $f -o "$tmp/s.l.$f" "$tmp/s.l.zst"
+	same "windows-sample-events-$f" "$tmp/s.w.$f" "$tmp/s.l.$f"
+done
+
+# The pipeline of rustc-cpu through files, then through Unix pipes.
+w etlfilter --rustc -o "$tmp/b.w.zst" "$tmp/s.w.zst" &&
+    w etlagg -o "$tmp/k.w.zst" cpu --by stack "$tmp/b.w.zst" &&
+    w etlreport -f folded -o "$tmp/files.w.folded" "$tmp/k.w.zst" &&
+    w etlagg -o "$tmp/p.w.zst" cpu --by process "$tmp/s.w.zst" &&
+    w etlreport -f csv -o "$tmp/files.w.csv" "$tmp/p.w.zst"
+etlcat -q "$sample" | etlfilter --rustc | etlagg cpu --by stack |
+    etlreport -f folded >"$tmp/l.folded"
+etlcat -q "$sample" | etlagg cpu --by process | etlreport -f csv >"$tmp/l.csv"
+same windows-files-folded "$tmp/files.w.folded" "$tmp/l.folded"
+same windows-files-csv "$tmp/files.w.csv" "$tmp/l.csv"
+w etlcat -q "$sample" | w etlfilter --rustc | w etlagg cpu --by stack |
+    w etlreport -f folded >"$tmp/pipe.w.folded"
+same windows-pipe-folded "$tmp/pipe.w.folded" "$tmp/l.folded"
+
+# cmd.exe's pipe: Windows pipes end to end.  And NUL is not a terminal,
+# so the stream may be written to it.
+wsample=$(winepath -w "$sample" 2>/dev/null)
+(cd "$win" && wine cmd /c "etlcat.exe -q $wsample | etlagg.exe cpu --by process | etlreport.exe -f csv") \
+    >"$tmp/cmd.w.csv" 2>"$tmp/cmd.err"
+same windows-cmd-pipe "$tmp/cmd.w.csv" "$tmp/l.csv"
+(cd "$win" && wine cmd /c "etlcat.exe -q $wsample >NUL") 2>"$tmp/nul.err"
+check_eq windows-nul-not-terminal "$?:$(cat "$tmp/nul.err")" "0:"
+
+# A terminal (wine gives a pseudo-terminal a console): the stream is
+# refused, with the usage status.
+if command -v script >/dev/null 2>&1; then
+	st=$(script -qc "wine '$win/etlcat.exe' -q '$sample'; echo rc=\$?" \
+	    /dev/null </dev/null 2>&1 | tr -d '\r' |
+	    sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -o 'rc=[0-9]*')
+	check_eq windows-terminal-refused "$st" rc=2
+else
+	skip windows-terminal-refused "no script(1) to make a terminal"
+fi
+
+# Standard input: a file (mapped) and a pipe (spooled to a temporary file).
+etlcat -q <"$sample" >"$tmp/in.l.zst"
+w etlcat -q <"$sample" >"$tmp/in.w.zst"
+same windows-stdin-file "$tmp/in.w.zst" "$tmp/in.l.zst"
+cat "$sample" | w etlcat -q >"$tmp/pipe.w.zst"
+same windows-stdin-pipe "$tmp/pipe.w.zst" "$tmp/in.l.zst"
+
+# Spaces and non-ASCII letters in directory and file names; the output
+# named as a drive-letter path with backslashes.
+dir="$tmp/dir with spaces/Ünïcödé 日本"
+mkdir -p "$dir"
+cp "$sample" "$dir/trace é ü.etl"
+wdir=$(winepath -w "$dir" 2>/dev/null)
+w etlcat -q -o "$wdir\\trace é ü.zst" "$dir/trace é ü.etl"
+etlcat -q -o "$tmp/u.l.zst" "$dir/trace é ü.etl"
+same windows-unicode-path-stream "$dir/trace é ü.zst" "$tmp/u.l.zst"
+w etlreport -f csv -o "$wdir\\événements.csv" "$wdir\\trace é ü.zst"
+same windows-unicode-path-csv "$dir/événements.csv" "$tmp/s.l.csv"
+w etlcat -q -o "$tmp/missing.zst" "$dir/absent ü.etl" 2>"$tmp/err"
+check_eq windows-unicode-path-error "$?:$(cat "$tmp/err")" \
+    "1:etlcat.exe: $dir/absent ü.etl: No such file or directory"
+
+# The zip of make dist-windows, when there is one: the tools, the
+# PowerShell pipelines, the recording profile, the manual as HTML.
+zip=$ETL_TOP/build-windows/etl-windows-x64.zip
+if [ -f "$zip" ] && command -v zip >/dev/null 2>&1; then
+	zip -sf "$zip" | sed -n 's,^ *etl-windows-x64/,,p' >"$tmp/zip.list"
+	missing=
+	for f in $(cd "$win" && ls *.exe | sed 's,^,bin/,') \
+	    $(cd "$ETL_TOP" && ls pipelines/*.ps1 pipelines/*.wprp) \
+	    $(cd "$ETL_TOP/man" && ls | sed 's,^\(.*\)$,man/\1.html,') \
+	    README.md; do
+		grep -qx "$f" "$tmp/zip.list" || missing="$missing $f"
+	done
+	check_eq windows-dist-zip "$missing" ""
+else
+	skip windows-dist-zip "no $zip (make dist-windows)"
+fi
+
+# The corpus: streams, event CSV and statistics; folded CPU stacks of
+# the traces that have samples.
+if [ ! -d "$ETL_CORPUS/etl" ]; then
+	skip windows-corpus "no corpus at $ETL_CORPUS"
+	exit 0
+fi
+# csv_dirs WIN-STREAM LINUX-STREAM: etlreport -f csv -o of each into
+# $tmp/csv.w and $tmp/csv.l (a table may take a file of its own).
+csv_dirs() {
+	rm -rf "$tmp/csv.w" "$tmp/csv.l"
+	mkdir "$tmp/csv.w" "$tmp/csv.l"
+	w etlreport -f csv -o "$tmp/csv.w/t.csv" "$1"
+	etlreport -f csv -o "$tmp/csv.l/t.csv" "$2"
+}
+
+# same_dirs NAME: the two directories hold the same files, byte for byte.
+same_dirs() {
+	if [ -z "$(ls "$tmp/csv.l")" ]; then
+		fail "$1" "no CSV written"
+	elif d=$(diff -r "$tmp/csv.w" "$tmp/csv.l" 2>&1); then
+		pass "$1"
+	else
+		fail "$1" "$(echo "$d" | head -3)"
+	fi
+}
+
+n=0
+for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	name=$(basename "$(dirname "$f")")-$(basename "$f")
+	w etlcat -q -o "$tmp/c.w.zst" "$f"
+	etlcat -q -o "$tmp/c.l.zst" "$f"
+	same "windows-corpus-stream-$name" "$tmp/c.w.zst" "$tmp/c.l.zst"
+	csv_dirs "$tmp/c.w.zst" "$tmp/c.l.zst"
+	same_dirs "windows-corpus-csv-$name"
+	w etlagg stats "$tmp/c.w.zst" | w etlreport -f csv >"$tmp/st.w.csv"
+	etlagg stats "$tmp/c.l.zst" | etlreport -f csv >"$tmp/st.l.csv"
+	same "windows-corpus-stats-$name" "$tmp/st.w.csv" "$tmp/st.l.csv"
+	case $f in
+	*.mm_profdata)
+		w etlagg -o "$tmp/q.w.zst" queries "$tmp/c.w.zst"
+		etlagg -o "$tmp/q.l.zst" queries "$tmp/c.l.zst"
+		csv_dirs "$tmp/q.w.zst" "$tmp/q.l.zst"
+		same_dirs "windows-corpus-queries-$name"
+		;;
+	*perfview__net*)
+		w etlagg cpu --by stack "$tmp/c.w.zst" |
+		    w etlreport -f folded >"$tmp/k.w.folded"
+		etlagg cpu --by stack "$tmp/c.l.zst" |
+		    etlreport -f folded >"$tmp/k.l.folded"
+		same "windows-corpus-folded-$name" "$tmp/k.w.folded" \
+		    "$tmp/k.l.folded"
+		;;
+	esac
+done
+[ $n -gt 0 ] || fail windows-corpus "no trace in $ETL_CORPUS"
