@@ -33,7 +33,7 @@ param(
 
 $me = 'rustc-memory.ps1'
 $env:PATH = $env:PATH + [IO.Path]::PathSeparator +
-    (Join-Path $PSScriptRoot '..' 'bin')
+    (Join-Path (Split-Path -Parent $PSScriptRoot) 'bin')
 
 function Fail([string] $Message) {
 	[Console]::Error.WriteLine("${me}: $Message")

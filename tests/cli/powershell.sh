@@ -240,6 +240,7 @@ function Same-Number([double] $c, [double] $j) {
 function Compare-Row($Row, $Object, [string] $Where) {
 	$out = ''
 	$cv = @($Row.PSObject.Properties.Value)
+	$cn = @($Row.PSObject.Properties.Name)
 	$jp = @($Object.PSObject.Properties)
 	for ($k = 0; $k -lt $jp.Count -and $k -lt $cv.Count; $k++) {
 		$j = $jp[$k].Value
@@ -249,6 +250,9 @@ function Compare-Row($Row, $Object, [string] $Where) {
 		$c = 0.0
 		$when = [datetime]::MinValue
 		if ([double]::TryParse($cv[$k], $styles, $inv, [ref] $c)) {
+			# Percentages are written with two decimals in CSV.
+			if ($cn[$k] -match '_pct$' -and
+			    [math]::Abs($c - [double] $j) -le 0.005) { continue }
 			if (-not (Same-Number $c ([double] $j))) {
 				$out += " $Where $($jp[$k].Name): CSV $($cv[$k]), JSON $j"
 			}

@@ -50,7 +50,7 @@ for case in utf16:UTF-16 utf16-nobom:UTF-16 utf8:UTF-8 utf8-bom:UTF-8 \
 done
 # By name too, and the offset of the damaged frame.
 etlreport "$tmp/crlf-later" >/dev/null 2>"$tmp/err"
-check_eq textpipe-offset "$(sed 's/.*(offset \(0x[0-9a-f]*\))$/\1/' "$tmp/err")" \
+check_eq textpipe-offset "$(sed -n 's/.*mangled.*(offset \(0x[0-9a-f]*\))$/\1/p' "$tmp/err")" \
     "$(printf '0x%x' "$first")"
 
 # What was not through a text pipe keeps its message.
