@@ -1,0 +1,128 @@
+/*
+ * test_demangle.c - the Rust demangling vectors of rust-symbols.md (all
+ * 298, in testdata/demangle/rust-vectors.tsv: id, source, mode, format,
+ * mangled, expected), each under the conventions of the suite it comes
+ * from, then the MSVC qualified names and hostile inputs.
+ */
+#include <stdint.h>
+
+#include "harness.h"
+#include "sym_demangle.h"
+
+/* The flags that give a vector's source conventions. */
+static unsigned
+vector_flags(const char *source, const char *mode, const char *format)
+{
+	if (strcmp(source, "llvm") == 0)
+		return SYM_DEMANGLE_LLVM | SYM_DEMANGLE_ESCAPE;
+	if (strcmp(source, "libiberty") == 0)
+		return SYM_DEMANGLE_HASH16 | SYM_DEMANGLE_ESCAPE |
+		    (strcmp(format, "gnu-v3") == 0 ? SYM_DEMANGLE_HASH : 0);
+	return strcmp(mode, "full") == 0 ? SYM_DEMANGLE_HASH : 0;
+}
+
+static void
+test_rust_vectors(void)
+{
+	FILE *f = fopen("testdata/demangle/rust-vectors.tsv", "r");
+	char line[16384];
+	struct buf out = { 0 };
+	int n = 0, bad = 0;
+
+	REQUIRE(f != NULL);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *col[6], *p = line;
+		const char *got;
+		int i;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (i = 0; i < 6; i++) {
+			col[i] = p;
+			p = strchr(p, '\t');
+			if (p == NULL && i < 5)
+				break;
+			if (p != NULL)
+				*p++ = '\0';
+		}
+		REQUIRE(i == 6);
+		got = sym_demangle(col[4], vector_flags(col[1], col[2],
+		    col[3]), &out) == 1 ? (const char *)out.data : col[4];
+		if (strcmp(got, col[5]) != 0) {
+			printf("  vector %s (%s %s): %s\n    got      %s\n"
+			    "    expected %s\n", col[0], col[1], col[2], col[4],
+			    got, col[5]);
+			bad++;
+		}
+		n++;
+	}
+	fclose(f);
+	buf_release(&out);
+	CHECK_EQ_INT(n, 298);
+	CHECK_EQ_INT(bad, 0);
+}
+
+static void
+check(const char *in, const char *want)
+{
+	struct buf out = { 0 };
+
+	CHECK_EQ_STR(sym_display_name(in, &out), want);
+	buf_release(&out);
+}
+
+static void
+test_display(void)
+{
+	check("_ZN4core3ptr13drop_in_place17h0123456789abcdefE",
+	    "core::ptr::drop_in_place");
+	check("#_ZN4core6option13expect_failed17h0123456789abcdefE",
+	    "core::option::expect_failed");
+	check("_RNvCsj4CZ6flxxfE_7___rustc12___rust_alloc",
+	    "__rustc::__rust_alloc");
+	check("?flush@Stderr@io@@QEAAXXZ", "io::Stderr::flush");
+	check("??0Widget@@QEAA@XZ", "Widget::Widget");
+	check("??1Widget@ui@@UEAA@XZ", "ui::Widget::~Widget");
+	check("?f@?$vector@H@std@@QEAAXXZ", "?f@?$vector@H@std@@QEAAXXZ");
+	check("main", "main");
+	check("Rust", "Rust");
+	check("ZN", "ZN");
+	check("_R", "_R");
+}
+
+static void
+test_hostile(void)
+{
+	/* Backrefs that double the output at each level: refused by the
+	 * output bound, not computed. */
+	char sym[4096] = "_RMC0";
+	struct buf out = { 0 };
+	int i;
+
+	for (i = 0; i < 40; i++)
+		strcat(sym, "T");
+	strcat(sym, "p");
+	for (i = 0; i < 40; i++) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "B%d_E", 5 + 40 - i);
+		strcat(sym, b);
+	}
+	CHECK(sym_demangle(sym, 0, &out) != -1);
+	CHECK(out.len <= SYM_DEMANGLE_MAX);
+	/* Deep nesting stops at the depth limit. */
+	memset(sym, 'R', sizeof(sym) - 1);
+	memcpy(sym, "_RINvC1a1bE", 9);
+	sym[sizeof(sym) - 2] = 'u';
+	sym[sizeof(sym) - 1] = '\0';
+	CHECK_EQ_INT(sym_demangle(sym, 0, &out), 0);
+	buf_release(&out);
+}
+
+int
+main(void)
+{
+	RUN(test_rust_vectors);
+	RUN(test_display);
+	RUN(test_hostile);
+	HARNESS_EXIT();
+}
