@@ -45,4 +45,13 @@ void platform_binary_mode(FILE *fp);
 /* Whether fp is a terminal. */
 int platform_is_terminal(FILE *fp);
 
+/* Makes a directory; one that exists is no error.  @return : 0, -1. */
+int platform_mkdir(const char *path);
+
+/*
+ * Creates a new temporary file (in TMPDIR) and opens it for writing;
+ * its name goes into path.  @return : the stream, or NULL.
+ */
+FILE *platform_temp_file(char *path, size_t cap);
+
 #endif
