@@ -279,7 +279,7 @@ size_t
 frames_name(struct frames *f, stream_id process, uint64_t addr, char *buf,
     size_t cap)
 {
-	return frames_name_at(f, process, addr, 0, buf, cap);
+	return frames_name_at(f, process, addr, SIZE_MAX, buf, cap);
 }
 
 size_t

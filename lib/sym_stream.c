@@ -39,6 +39,22 @@ struct imgent {
 	uint64_t frames, addresses, named;
 };
 
+/*
+ * The PDB identity of an image, its own or, for an image definition
+ * without one (an unload event, a rundown), that of another definition
+ * of the same mapping (pid, base, size) in the section.
+ */
+struct ident {
+	unsigned char guid[16];
+	uint32_t age;
+	const char *pdb;
+	const char *path;
+};
+
+struct mapping {
+	uint64_t pid, base, size;
+};
+
 struct sym_stream {
 	struct sym_path *sp;
 	const char *prog;
@@ -50,6 +66,9 @@ struct sym_stream {
 	struct intern images;		/* image id -> index into imgs */
 	struct imgent *imgs;
 	size_t imgs_cap;
+	struct intern mappings;		/* struct mapping with an identity */
+	stream_id *mapping_image;	/* its REC_IMAGE, by id - 1 */
+	size_t mapping_image_cap;
 	struct intern pdbkeys;		/* identity -> index into pdbs */
 	struct pdbent *pdbs;
 	size_t pdbs_cap;
@@ -86,6 +105,8 @@ sym_stream_free(struct sym_stream *s)
 	intern_release(&s->uses);
 	intern_release(&s->addrs);
 	intern_release(&s->images);
+	intern_release(&s->mappings);
+	free(s->mapping_image);
 	intern_release(&s->pdbkeys);
 	free(s->use_counts);
 	free(s->imgs);
@@ -107,6 +128,7 @@ reset_section(struct sym_stream *s)
 	intern_clear(&s->uses);
 	intern_clear(&s->addrs);
 	intern_clear(&s->images);
+	intern_clear(&s->mappings);
 	s->next_symbol = 0;
 	s->flushed = 0;
 }
@@ -142,6 +164,51 @@ event_ip(const struct stream_event *ev)
 	return 0;
 }
 
+static int
+has_identity(const struct stream_image *im)
+{
+	static const unsigned char zero[16];
+
+	return memcmp(im->pdb_guid, zero, 16) != 0 && im->pdb_name != NULL &&
+	    *im->pdb_name != '\0';
+}
+
+static int
+note_mapping(struct sym_stream *s, const struct stream_image *im)
+{
+	struct mapping m = { im->pid, im->base, im->size };
+	stream_id *slot;
+	uint32_t k;
+
+	if ((k = intern_add(&s->mappings, &m, sizeof(m), NULL)) == 0 ||
+	    (slot = array_slot(&s->mapping_image, &s->mapping_image_cap,
+	    k - 1, sizeof(*slot))) == NULL)
+		return -1;
+	*slot = im->id;
+	return 0;
+}
+
+/* The identity of image `im`; @return 0, or -1 if it has none. */
+static int
+identity_of(const struct sym_stream *s, const struct stream_reader *r,
+    const struct stream_image *im, struct ident *id)
+{
+	struct mapping m = { im->pid, im->base, im->size };
+	uint32_t k;
+
+	if (!has_identity(im)) {
+		if ((k = intern_find(&s->mappings, &m, sizeof(m))) == 0 ||
+		    (im = stream_image(r, s->mapping_image[k - 1])) == NULL)
+			return -1;
+	}
+	memcpy(id->guid, im->pdb_guid, 16);
+	id->age = im->pdb_age;
+	id->pdb = im->pdb_name;
+	id->path = im->path && *im->path ? im->path : im->original_name ?
+	    im->original_name : "";
+	return 0;
+}
+
 int
 sym_stream_record(struct sym_stream *s, const struct stream_reader *r,
     const struct stream_record *rec)
@@ -160,6 +227,8 @@ sym_stream_record(struct sym_stream *s, const struct stream_reader *r,
 	}
 	if (frames_record(s->frames, r, rec) != 0)
 		return -1;
+	if (rec->type == REC_IMAGE && has_identity(&rec->u.image))
+		return note_mapping(s, &rec->u.image);
 	if (rec->type != REC_EVENT)
 		return 0;
 	p = stream_process_by_pid(r, ev->h.pid);
@@ -262,29 +331,20 @@ base_name(const char *path)
 	return b;
 }
 
-static int
-has_identity(const struct stream_image *im)
-{
-	static const unsigned char zero[16];
-
-	return memcmp(im->pdb_guid, zero, 16) != 0 && im->pdb_name != NULL &&
-	    *im->pdb_name != '\0';
-}
-
-/* The run's PDB entry of an image, looked for the first time here. */
+/* The run's PDB entry of an identity, looked for the first time here. */
 static struct pdbent *
-pdb_of(struct sym_stream *s, const struct stream_image *im)
+pdb_of(struct sym_stream *s, const struct ident *im)
 {
 	unsigned char key[16 + 4 + 512];
-	const char *name = base_name(im->pdb_name);
+	const char *name = base_name(im->pdb);
 	size_t n = strlen(name) < 512 ? strlen(name) : 512;
 	struct sym_found found;
 	struct pdbent *e;
 	uint32_t k;
 	int added;
 
-	memcpy(key, im->pdb_guid, 16);
-	memcpy(key + 16, &im->pdb_age, 4);
+	memcpy(key, im->guid, 16);
+	memcpy(key + 16, &im->age, 4);
 	memcpy(key + 20, name, n);
 	if ((k = intern_add(&s->pdbkeys, key, 20 + n, &added)) == 0 ||
 	    (e = array_slot(&s->pdbs, &s->pdbs_cap, k - 1, sizeof(*e))) ==
@@ -293,18 +353,17 @@ pdb_of(struct sym_stream *s, const struct stream_image *im)
 	if (!added)
 		return e;
 	memset(e, 0, sizeof(*e));
-	memcpy(e->guid, im->pdb_guid, 16);
-	e->age = im->pdb_age;
-	if (sym_path_find(s->sp, im->pdb_name, im->pdb_guid, im->pdb_age,
-	    NULL, &found) != 0)
+	memcpy(e->guid, im->guid, 16);
+	e->age = im->age;
+	if (sym_path_find(s->sp, im->pdb, im->guid, im->age, NULL,
+	    &found) != 0)
 		return NULL;
 	e->status = found.status;
 	e->pdb = found.pdb;
 	e->path = dup(found.path);
 	e->message = dup(found.message);
 	e->name = dup(name);
-	e->image = dup(base_name(im->path && *im->path ? im->path :
-	    im->original_name ? im->original_name : ""));
+	e->image = dup(base_name(im->path));
 	if (e->path == NULL || e->message == NULL || e->name == NULL ||
 	    e->image == NULL)
 		return NULL;
@@ -331,10 +390,11 @@ write_symbols(struct sym_stream *s, const struct stream_reader *r,
 		    (stream_id)key[0]);
 		struct imgent *e = image_entry(s, (stream_id)key[0]);
 		struct pdbent *p;
+		struct ident ide;
 
-		if (im == NULL || e == NULL || !has_identity(im))
+		if (im == NULL || e == NULL || identity_of(s, r, im, &ide) != 0)
 			continue;
-		if ((p = pdb_of(s, im)) == NULL)
+		if ((p = pdb_of(s, &ide)) == NULL)
 			return -1;
 		if (p->pdb == NULL || key[1] - im->base > UINT32_MAX)
 			continue;
@@ -374,6 +434,7 @@ write_image_records(struct sym_stream *s, const struct stream_reader *r,
 		struct imgent *e = &s->imgs[k - 1];
 		const struct stream_image *im = stream_image(r, e->image);
 		struct pdbent *p = NULL;
+		struct ident id;
 
 		memset(&is, 0, sizeof(is));
 		is.image = e->image;
@@ -382,9 +443,9 @@ write_image_records(struct sym_stream *s, const struct stream_reader *r,
 		is.named = e->named;
 		is.pdb_path = "";
 		is.message = "";
-		if (im == NULL || !has_identity(im))
+		if (im == NULL || identity_of(s, r, im, &id) != 0)
 			is.status = STREAM_SYM_NO_ID;
-		else if ((p = pdb_of(s, im)) == NULL)
+		else if ((p = pdb_of(s, &id)) == NULL)
 			return -1;
 		else {
 			is.status = (uint8_t)p->status;
