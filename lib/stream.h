@@ -225,6 +225,9 @@ enum stream_sym_status {
 struct stream_image_symbols {
 	stream_id image;
 	uint8_t status;			/* enum stream_sym_status */
+	unsigned char pdb_guid[16];	/* the identity looked for, which an */
+	uint32_t pdb_age;		/* image definition may lack (unload) */
+	const char *pdb_name;
 	const char *pdb_path;		/* the PDB used or refused, or "" */
 	const char *message;		/* why it was refused, or "" */
 	uint64_t frames;		/* stack frames (uses) in the image */

@@ -692,8 +692,14 @@ static int
 parse_image_symbols(struct stream_reader *r, struct cursor *c,
     struct stream_image_symbols *s)
 {
+	const unsigned char *guid;
+
 	s->image = (stream_id)cursor_var(c);
 	s->status = cursor_u8(c);
+	if ((guid = cursor_take(c, 16)) != NULL)
+		memcpy(s->pdb_guid, guid, 16);
+	s->pdb_age = (uint32_t)cursor_var(c);
+	s->pdb_name = str_of(r, cursor_var(c));
 	s->pdb_path = str_of(r, cursor_var(c));
 	s->message = str_of(r, cursor_var(c));
 	s->frames = cursor_var(c);

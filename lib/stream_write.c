@@ -427,10 +427,14 @@ stream_write_image_symbols(struct stream_writer *w,
 {
 	stream_id path = intern_cstr(w, s->pdb_path);
 	stream_id message = intern_cstr(w, s->message);
+	stream_id name = intern_cstr(w, s->pdb_name);
 	struct buf *b = rec_begin(w, REC_IMAGE_SYMBOLS);
 
 	buf_put_var(b, s->image);
 	buf_put_u8(b, s->status);
+	buf_put(b, s->pdb_guid, 16);
+	buf_put_var(b, s->pdb_age);
+	buf_put_var(b, name);
 	buf_put_var(b, path);
 	buf_put_var(b, message);
 	buf_put_var(b, s->frames);

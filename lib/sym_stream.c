@@ -443,11 +443,15 @@ write_image_records(struct sym_stream *s, const struct stream_reader *r,
 		is.named = e->named;
 		is.pdb_path = "";
 		is.message = "";
+		is.pdb_name = "";
 		if (im == NULL || identity_of(s, r, im, &id) != 0)
 			is.status = STREAM_SYM_NO_ID;
 		else if ((p = pdb_of(s, &id)) == NULL)
 			return -1;
 		else {
+			memcpy(is.pdb_guid, id.guid, 16);
+			is.pdb_age = id.age;
+			is.pdb_name = base_name(id.pdb);
 			is.status = (uint8_t)p->status;
 			is.pdb_path = p->path;
 			is.message = p->message;
@@ -508,8 +512,6 @@ sym_stream_summary(struct sym_stream *s, FILE *fp, int verbose)
 		if (e->status == SYM_CORRUPT)
 			bad = 1;
 		if (verbose < 0 && e->status != SYM_CORRUPT)
-			continue;
-		if (verbose == 0 && e->status == SYM_FOUND)
 			continue;
 		sym_key(e->guid, e->age, key);
 		fprintf(fp, "%s: %s: %s %s: %s%s%s (%llu frames, %llu of %llu "

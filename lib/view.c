@@ -13,6 +13,7 @@ static const struct view_ops *const views[] = {
 	&view_cpu_ops,
 	&view_queries_ops,
 	&view_querystacks_ops,
+	&view_images_ops,
 };
 
 const struct view_ops *

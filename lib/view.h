@@ -57,5 +57,6 @@ extern const struct view_ops view_tree_ops;
 extern const struct view_ops view_cpu_ops;
 extern const struct view_ops view_queries_ops;
 extern const struct view_ops view_querystacks_ops;
+extern const struct view_ops view_images_ops;
 
 #endif
