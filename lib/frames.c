@@ -138,7 +138,8 @@ put_name(struct frames *f, const char *name, size_t *len)
 	size_t at = f->symnames.len;
 
 	*len = strlen(name);
-	buf_put(&f->symnames, name, *len);
+	if (*len > 0)
+		buf_put(&f->symnames, name, *len);
 	return at;
 }
 

@@ -237,7 +237,8 @@ inlinee_name(struct pdb_lines *l, const struct pdb_lines_ctx *c,
 		buf_put(&b, scope, sn);
 		buf_put(&b, "::", 2);
 	}
-	buf_put(&b, name, n);
+	if (n > 0)
+		buf_put(&b, name, n);
 	buf_put_u8(&b, 0);
 	r = b.oom ? 0 : intern_add(&l->strings, b.data, b.len, NULL);
 	buf_release(&b);

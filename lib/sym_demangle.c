@@ -31,6 +31,8 @@ struct dm {
 static void
 put(struct dm *d, const char *s, size_t n)
 {
+	if (n == 0)
+		return;
 	if (d->out->len + n > SYM_DEMANGLE_MAX) {
 		d->bad = 1;
 		return;
