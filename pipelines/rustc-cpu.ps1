@@ -15,7 +15,8 @@ Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.cpu.folded         collapsed stacks, for flamegraph.pl, inferno or
                           speedscope
   NAME.cpu.svg            the flame graph
-Frames are named module!0xRVA until symbols are resolved.  -All takes
+Frames are named module!function by etlsym where the symbol path
+(_NT_SYMBOL_PATH) holds the image's PDB, module!0xRVA elsewhere.  -All takes
 every process of the trace, not only those of the build.  The tools are
 taken from PATH, or from the bin folder beside this script.  Needs
 PowerShell 7.4 or later; the tools read and write files, so no bytes go
@@ -61,6 +62,16 @@ try {
 		$build = Join-Path $tmp 'build.zst'
 		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
 		$stream = $build
+	}
+	# A PDB that cannot be read leaves its frames unnamed; the rest goes on.
+	$named = Join-Path $tmp 'named.zst'
+	& etlsym @('-q', '-o', $named, $stream)
+	if ($LASTEXITCODE -ne 0) {
+		[Console]::Error.WriteLine("${me}: etlsym: some frames stay unnamed")
+	}
+	if ((Test-Path -LiteralPath $named) -and
+	    (Get-Item -LiteralPath $named).Length -gt 0) {
+		$stream = $named
 	}
 	$base = Join-Path $OutDir $name
 	$files = @{ process = 'processes'; stack = 'stacks';
