@@ -160,3 +160,36 @@ etlsym -v -y "srv*$tmp/cache*http://127.0.0.1:$port" -o "$tmp/s6.zst" \
 grep -q "^etlsym: $image: $name.pdb $key: found $tmp/cache/" "$tmp/err" &&
     pass sym-stream-server-cached ||
     fail sym-stream-server-cached "$(grep "$image" "$tmp/err")"
+
+# A server that redirects to another scheme (here file://, at the PDB
+# itself): not followed, said per image, nothing lands in the cache.
+port=$(python3 -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$port" "$dir/$name.pdb" >/dev/null 2>&1 <<'PY' &
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+	def do_GET(self):
+		self.send_response(302)
+		self.send_header('Location', 'file://' + sys.argv[2])
+		self.end_headers()
+	def log_message(self, *a):
+		pass
+http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+PY
+server=$!
+i=0
+while ! python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" \
+    2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+etlsym -y "srv*$tmp/cache2*http://127.0.0.1:$port" -o "$tmp/s7.zst" \
+    "$tmp/t.zst" 2>"$tmp/err"
+kill $server
+wait $server 2>/dev/null
+if grep -q "^etlsym: $image: $name.pdb $key: corrupt http://127.0.0.1:$port/" \
+    "$tmp/err" && ! find "$tmp/cache2" -type f | grep -q .; then
+	pass sym-stream-server-redirect
+else
+	fail sym-stream-server-redirect "$(grep -A1 "$image" "$tmp/err")"
+fi

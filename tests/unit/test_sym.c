@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "msf.h"
 #include "pdb.h"
+#include "stream.h"
 #include "sym_path.h"
 #include "sym_pe.h"
 
@@ -160,6 +161,76 @@ test_pe_hostile(void)
 	CHECK_EQ_INT(pe.has_codeview, 0);
 }
 
+/* SYMBOL and IMAGE_SYMBOLS records read back as they were written. */
+static void
+test_stream_records(void)
+{
+	static const struct stream_inline in[2] = {
+		{ "core::ptr::drop_in_place", "ptr/mod.rs", 188 },
+		{ "alloc::sync::impl$27::drop", "", 0 },
+	};
+	struct stream_symbol sym = { 1, 7, 0x7ffae0d5605e, "main::main", 0x1e,
+	    "src\\main.rs", 12, 2, in };
+	struct stream_image_symbols is = { 7, STREAM_SYM_MISMATCH,
+	    { 0xa6, 1 }, 3, "x.pdb", "/s/x.pdb", "PDB does not match", 10, 4,
+	    0 };
+	struct stream_end end = { 0 };
+	struct stream_record rec;
+	struct stream_reader *r;
+	struct stream_writer *w;
+	FILE *fp = tmpfile();
+	int seen = 0;
+
+	REQUIRE(fp != NULL);
+	REQUIRE((w = stream_writer_new(fp, 1)) != NULL);
+	CHECK_EQ_INT(stream_write_header(w, "test"), 0);
+	CHECK_EQ_INT(stream_write_symbol(w, &sym), 0);
+	CHECK_EQ_INT(stream_write_image_symbols(w, &is), 0);
+	CHECK_EQ_INT(stream_write_end(w, &end), 0);
+	CHECK_EQ_INT(stream_writer_close(w), 0);
+	rewind(fp);
+	REQUIRE((r = stream_reader_new(0)) != NULL);
+	stream_reader_open_file(r, fp, "t");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		if (rec.type == REC_HEADER)
+			CHECK_EQ_INT(rec.u.header.minor, 1);
+		if (rec.type == REC_SYMBOL) {
+			const struct stream_symbol *s = &rec.u.symbol;
+
+			seen++;
+			CHECK_EQ_INT(s->image, 7);
+			CHECK(s->address == 0x7ffae0d5605eULL);
+			CHECK_EQ_STR(s->function, "main::main");
+			CHECK_EQ_INT(s->offset, 0x1e);
+			CHECK_EQ_STR(s->file, "src\\main.rs");
+			CHECK_EQ_INT(s->line, 12);
+			REQUIRE(s->ninlines == 2);
+			CHECK_EQ_STR(s->inlines[0].function,
+			    "core::ptr::drop_in_place");
+			CHECK_EQ_INT(s->inlines[0].line, 188);
+			CHECK_EQ_STR(s->inlines[1].file, "");
+		}
+		if (rec.type == REC_IMAGE_SYMBOLS) {
+			const struct stream_image_symbols *x =
+			    &rec.u.image_symbols;
+
+			seen++;
+			CHECK_EQ_INT(x->status, STREAM_SYM_MISMATCH);
+			CHECK_EQ_INT(x->pdb_guid[0], 0xa6);
+			CHECK_EQ_INT(x->pdb_age, 3);
+			CHECK_EQ_STR(x->pdb_name, "x.pdb");
+			CHECK_EQ_STR(x->pdb_path, "/s/x.pdb");
+			CHECK_EQ_STR(x->message, "PDB does not match");
+			CHECK_EQ_INT(x->frames, 10);
+			CHECK_EQ_INT(x->addresses, 4);
+		}
+	}
+	CHECK_EQ_INT(seen, 2);
+	CHECK(!stream_reader_truncated(r));
+	stream_reader_free(r);
+	fclose(fp);
+}
+
 int
 main(void)
 {
@@ -168,5 +239,6 @@ main(void)
 	RUN(test_key);
 	RUN(test_unsafe_name_finds_nothing);
 	RUN(test_pe_hostile);
+	RUN(test_stream_records);
 	HARNESS_EXIT();
 }
