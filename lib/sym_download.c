@@ -161,7 +161,7 @@ sym_download(const char *url, const char *store, const char *name,
 		} else
 			fclose(fp);
 		memset(&s, 0, sizeof(s));
-		s.progress = verbose > 0 && platform_is_terminal(stderr);
+		s.progress = verbose >= 0 && platform_is_terminal(stderr);
 		s.prog = prog;
 		s.name = file;
 		status = fetch(u, part, &s, msg, msglen);

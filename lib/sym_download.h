@@ -8,7 +8,7 @@
  * renamed to its place, so a store never holds a partial or wrong file.
  * Limits: SYM_DOWNLOAD_MAX bytes, SYM_DOWNLOAD_TIMEOUT seconds, redirects
  * only within the URL's own scheme.  When stderr is a terminal and
- * verbosity is at least 1, a progress line shows the bytes received.
+ * verbosity is not -1 (quiet), a progress line shows the bytes received.
  */
 #ifndef SYM_DOWNLOAD_H
 #define SYM_DOWNLOAD_H

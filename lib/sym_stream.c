@@ -107,7 +107,6 @@ sym_stream_free(struct sym_stream *s)
 	intern_release(&s->images);
 	intern_release(&s->mappings);
 	free(s->mapping_image);
-	intern_release(&s->pdbkeys);
 	free(s->use_counts);
 	free(s->imgs);
 	for (i = 0; i < s->pdbkeys.count; i++) {
@@ -117,6 +116,7 @@ sym_stream_free(struct sym_stream *s)
 		free(s->pdbs[i].name);
 		free(s->pdbs[i].image);
 	}
+	intern_release(&s->pdbkeys);
 	free(s->pdbs);
 	buf_release(&s->answer.name);
 	free(s);
