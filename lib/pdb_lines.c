@@ -26,6 +26,7 @@
 #define LF_STRING_ID		0x1605
 #define IPI_HEADER_MIN		56
 #define MAX_DEPTH		64	/* nested inline sites kept */
+#define LSEC_SORT_MAX		(1u << 24)	/* moves to sort one table */
 
 struct lsec {			/* one DEBUG_S_LINES contribution */
 	uint32_t rva, size;
@@ -653,12 +654,42 @@ cmp_site(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/*
+ * Sorts one contribution's records by address, stably: insertion sort,
+ * linear on the tables compilers write, which are in order already.  A
+ * hostile table out of order costs at most its square once, bounded by
+ * LSEC_SORT_MAX; a longer one is cut there.
+ */
+static void
+sort_lsec(struct pdb_lines *l, struct lsec *s)
+{
+	struct line *e = l->lines + s->first, t;
+	uint32_t i, j, moves = 0;
+
+	for (i = 1; i < s->count; i++) {
+		if (e[i - 1].rva <= e[i].rva)
+			continue;
+		t = e[i];
+		for (j = i; j > 0 && e[j - 1].rva > t.rva; j--) {
+			e[j] = e[j - 1];
+			if (++moves > LSEC_SORT_MAX) {
+				e[j - 1] = t;
+				s->count = i;
+				return;
+			}
+		}
+		e[j] = t;
+	}
+}
+
 int
 pdb_lines_finish(struct pdb_lines *l)
 {
 	uint32_t i;
 	size_t len;
 
+	for (len = 0; len < l->nlsecs; len++)
+		sort_lsec(l, &l->lsecs[len]);
 	if (l->nlsecs > 0)
 		qsort(l->lsecs, l->nlsecs, sizeof(*l->lsecs), cmp_lsec);
 	if (l->nsites > 0)
@@ -681,21 +712,33 @@ string_of(const struct pdb_lines *l, uint32_t id)
 	return id != 0 && l->string_of != NULL ? l->string_of[id] : NULL;
 }
 
+/*
+ * The record of a contribution that covers rva (6.4): the first whose
+ * start is rva, else the last that starts below it (a record covers up
+ * to the next one's start; records that share a start cover only it),
+ * else, before the first record, the first.  The records were sorted
+ * by address at the end of opening (stably, so file order decides
+ * among equal starts, and sorted tables, the rule, are unchanged), so
+ * this is a bisection.
+ */
 static const struct line *
 in_lsec(const struct pdb_lines *l, const struct lsec *s, uint32_t rva)
 {
 	const struct line *e = l->lines + s->first;
-	uint32_t i, next;
+	uint32_t lo = 0, hi = s->count, mid;
 
-	for (i = 0; i < s->count; i++)
-		if (e[i].rva == rva)
-			return &e[i];
-	for (i = 0; i < s->count; i++) {
-		next = i + 1 < s->count ? e[i + 1].rva : s->rva + s->size;
-		if (e[i].rva <= rva && rva < next)
-			return &e[i];
+	while (lo < hi) {		/* the first record at or after rva */
+		mid = lo + (hi - lo) / 2;
+		if (e[mid].rva < rva)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return rva < e[0].rva ? &e[0] : NULL;
+	if (lo < s->count && e[lo].rva == rva)
+		return &e[lo];
+	if (lo == 0)
+		return s->count > 0 && rva - s->rva < s->size ? &e[0] : NULL;
+	return &e[lo - 1];
 }
 
 int
