@@ -333,6 +333,69 @@ sym_open_pdb(const char *path, const unsigned char *guid, uint32_t age,
 	return SYM_FOUND;
 }
 
+/* ---- images by time stamp and size ---- */
+
+/* Reads the CodeView record of an image file (a CAB expanded first). */
+static int
+image_identity(const char *path, uint32_t timestamp, uint32_t size,
+    struct sym_pe *pe)
+{
+	struct mapped_file m;
+	char tmp[4096], msg[256];
+	int rc = -1, cab = 0;
+
+	if (platform_map_file(path, &m) != 0)
+		return -1;
+	if (m.len >= 4 && memcmp(m.data, "MSCF", 4) == 0) {
+		size_t len = m.len;
+
+		platform_unmap_file(&m);
+		if (uncab(path, len, tmp, sizeof(tmp), msg, sizeof(msg)) != 0)
+			return -1;
+		cab = 1;
+		if (platform_map_file(tmp, &m) != 0) {
+			remove(tmp);
+			return -1;
+		}
+	}
+	if (sym_pe_read(m.data, m.len, pe, msg, sizeof(msg)) == 0 &&
+	    pe->has_codeview && pe->timestamp == timestamp &&
+	    pe->size_of_image == size)
+		rc = 0;
+	platform_unmap_file(&m);
+	if (cab)
+		remove(tmp);
+	return rc;
+}
+
+int
+sym_path_find_image(struct sym_path *sp, const char *recorded,
+    uint32_t timestamp, uint32_t size, struct sym_pe *pe)
+{
+	char name[1024], key[24], path[4096];
+	int i, j;
+
+	if (sym_safe_name(recorded, name, sizeof(name)) == NULL)
+		return -1;
+	snprintf(key, sizeof(key), "%08X%X", timestamp, size);
+	for (i = 0; i < sp->nelems; i++)
+		for (j = 0; j < sp->elems[i].nstores; j++) {
+			const char *dir = sp->elems[i].stores[j];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			if (image_identity(path, timestamp, size, pe) == 0)
+				return 0;
+			snprintf(path, sizeof(path), "%s/%s/%s/%s", dir, name,
+			    key, name);
+			if (image_identity(path, timestamp, size, pe) == 0)
+				return 0;
+			path[strlen(path) - 1] = '_';
+			if (image_identity(path, timestamp, size, pe) == 0)
+				return 0;
+		}
+	return -1;
+}
+
 /* ---- the search ---- */
 
 struct search {

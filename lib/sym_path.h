@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "pdb.h"
+#include "sym_pe.h"
 
 #define SYM_DOWNLOAD_MAX	(4ULL << 30)
 #define SYM_DOWNLOAD_TIMEOUT	120L
@@ -76,6 +77,17 @@ void sym_path_verbosity(struct sym_path *sp, int level, const char *prog);
 int sym_path_find(struct sym_path *sp, const char *recorded,
     const unsigned char guid[16], uint32_t age, const char *beside,
     struct sym_found *out);
+
+/*
+ * For an image whose trace gave no PDB identity: the image file itself,
+ * found by its name and its store key (TimeDateStamp as 8 hex digits,
+ * then SizeOfImage in hex: name/KEY/name, the CAB name/KEY/name.ex_ or
+ * .dl_, or name flat when its time stamp and size are those), and its
+ * CodeView record read.  Local stores only.
+ * @return : 0 with *pe filled, -1 if no such image was found.
+ */
+int sym_path_find_image(struct sym_path *sp, const char *recorded,
+    uint32_t timestamp, uint32_t size, struct sym_pe *pe);
 
 /* The key directory of a PDB in a store: GUID hex and age hex. */
 void sym_key(const unsigned char guid[16], uint32_t age, char out[41]);

@@ -69,6 +69,9 @@ struct sym_stream {
 	struct intern mappings;		/* struct mapping with an identity */
 	stream_id *mapping_image;	/* its REC_IMAGE, by id - 1 */
 	size_t mapping_image_cap;
+	struct intern imagekeys;	/* {timestamp, size, name} looked for */
+	struct sym_pe *images_found;	/* by imagekeys id - 1; has_codeview */
+	size_t images_found_cap;
 	struct intern pdbkeys;		/* identity -> index into pdbs */
 	struct pdbent *pdbs;
 	size_t pdbs_cap;
@@ -117,6 +120,8 @@ sym_stream_free(struct sym_stream *s)
 		free(s->pdbs[i].image);
 	}
 	intern_release(&s->pdbkeys);
+	intern_release(&s->imagekeys);
+	free(s->images_found);
 	free(s->pdbs);
 	buf_release(&s->answer.name);
 	free(s);
@@ -188,17 +193,70 @@ note_mapping(struct sym_stream *s, const struct stream_image *im)
 	return 0;
 }
 
-/* The identity of image `im`; @return 0, or -1 if it has none. */
+/* The file name of a path, Windows or POSIX. */
+static const char *
+base_name(const char *path)
+{
+	const char *p, *b = path;
+
+	for (p = path; *p != '\0'; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}
+
+/*
+ * The identity from the image file, found in the symbol path by its
+ * time stamp and size (once a run for each).  @return NULL if none.
+ */
+static const struct sym_pe *
+image_file(struct sym_stream *s, const struct stream_image *im)
+{
+	unsigned char key[8 + 512];
+	const char *name = base_name(im->path);
+	size_t n = strlen(name) < 512 ? strlen(name) : 512;
+	struct sym_pe *pe;
+	uint32_t k;
+	int added;
+
+	if (im->timestamp == 0 || im->size == 0 || n == 0)
+		return NULL;
+	memcpy(key, &im->timestamp, 4);
+	memcpy(key + 4, &im->size, 4);
+	memcpy(key + 8, name, n);
+	if ((k = intern_add(&s->imagekeys, key, 8 + n, &added)) == 0 ||
+	    (pe = array_slot(&s->images_found, &s->images_found_cap, k - 1,
+	    sizeof(*pe))) == NULL)
+		return NULL;
+	if (added && sym_path_find_image(s->sp, name, im->timestamp,
+	    (uint32_t)im->size, pe) != 0)
+		memset(pe, 0, sizeof(*pe));
+	return pe->has_codeview ? pe : NULL;
+}
+
+/*
+ * The identity of image `im`: its own, that of another definition of
+ * its mapping, or its image file's.  @return 0, or -1 if it has none.
+ */
 static int
-identity_of(const struct sym_stream *s, const struct stream_reader *r,
+identity_of(struct sym_stream *s, const struct stream_reader *r,
     const struct stream_image *im, struct ident *id)
 {
 	struct mapping m = { im->pid, im->base, im->size };
+	const struct sym_pe *pe;
 	uint32_t k;
 
 	if (!has_identity(im)) {
-		if ((k = intern_find(&s->mappings, &m, sizeof(m))) == 0 ||
-		    (im = stream_image(r, s->mapping_image[k - 1])) == NULL)
+		if ((k = intern_find(&s->mappings, &m, sizeof(m))) != 0 &&
+		    stream_image(r, s->mapping_image[k - 1]) != NULL)
+			im = stream_image(r, s->mapping_image[k - 1]);
+		else if ((pe = image_file(s, im)) != NULL) {
+			memcpy(id->guid, pe->guid, 16);
+			id->age = pe->age;
+			id->pdb = pe->pdb;
+			id->path = im->path && *im->path ? im->path : "";
+			return 0;
+		} else
 			return -1;
 	}
 	memcpy(id->guid, im->pdb_guid, 16);
@@ -317,18 +375,6 @@ dup(const char *t)
 	if (d != NULL)
 		memcpy(d, t ? t : "", n);
 	return d;
-}
-
-/* The file name of a path, Windows or POSIX. */
-static const char *
-base_name(const char *path)
-{
-	const char *p, *b = path;
-
-	for (p = path; *p != '\0'; p++)
-		if (*p == '/' || *p == '\\')
-			b = p + 1;
-	return b;
 }
 
 /* The run's PDB entry of an identity, looked for the first time here. */

@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "msf.h"
 #include "pdb.h"
+#include "platform.h"
 #include "stream.h"
 #include "sym_path.h"
 #include "sym_pe.h"
@@ -231,6 +232,53 @@ test_stream_records(void)
 	fclose(fp);
 }
 
+/* An image found by time stamp and size in a store, and its RSDS. */
+static void
+test_find_image(void)
+{
+	static const char name[] = "Native_x64_RustC_Rust_debuginfo2_v1.58.1";
+	char src[4096], dir[1024], path[4096], err[128];
+	unsigned char *data;
+	struct sym_path *sp;
+	struct sym_pe pe;
+	size_t len;
+	FILE *fp;
+
+	if (harness_corpus() == NULL)
+		SKIP("corpus absent (../shared/corpus or ETL_CORPUS)");
+	snprintf(src, sizeof(src), "%s/pdb/%s.exe", harness_corpus(), name);
+	REQUIRE((data = harness_slurp(src, &len)) != NULL);
+	REQUIRE(platform_temp_file(dir, sizeof(dir)) != NULL);
+	remove(dir);
+	snprintf(path, sizeof(path), "%s/%s.exe", dir, name);
+	REQUIRE(platform_mkdir(dir) == 0 && platform_mkdir(path) == 0);
+	snprintf(path, sizeof(path), "%s/%s.exe/620AC5D329000", dir, name);
+	REQUIRE(platform_mkdir(path) == 0);
+	snprintf(path, sizeof(path), "%s/%s.exe/620AC5D329000/%s.exe", dir,
+	    name, name);
+	REQUIRE((fp = fopen(path, "wb")) != NULL);
+	fwrite(data, 1, len, fp);
+	fclose(fp);
+	REQUIRE((sp = sym_path_new(dir, err, sizeof(err))) != NULL);
+	CHECK_EQ_INT(sym_path_find_image(sp, "C:\\x\\" "Native_x64_RustC_Rust"
+	    "_debuginfo2_v1.58.1.exe", 0x620ac5d3, 0x29000, &pe), 0);
+	CHECK_EQ_INT(pe.has_codeview, 1);
+	CHECK_EQ_INT(pe.age, 1);
+	CHECK(strstr(pe.pdb, "Native_x64_RustC_Rust_debuginfo2_v1.58.1.pdb")
+	    != NULL);
+	/* Another time stamp is another image. */
+	CHECK_EQ_INT(sym_path_find_image(sp, "Native_x64_RustC_Rust_debuginfo"
+	    "2_v1.58.1.exe", 0x620ac5d4, 0x29000, &pe), -1);
+	sym_path_free(sp);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/%s.exe/620AC5D329000", dir, name);
+	remove(path);		/* directories, empty now */
+	snprintf(path, sizeof(path), "%s/%s.exe", dir, name);
+	remove(path);
+	remove(dir);
+	free(data);
+}
+
 int
 main(void)
 {
@@ -240,5 +288,6 @@ main(void)
 	RUN(test_unsafe_name_finds_nothing);
 	RUN(test_pe_hostile);
 	RUN(test_stream_records);
+	RUN(test_find_image);
 	HARNESS_EXIT();
 }
