@@ -86,6 +86,7 @@ struct pdb {
 	struct intern names;
 	unsigned char guid[16];
 	uint32_t age;
+	uint16_t machine;		/* the DBI header's */
 	struct pdb_section *sections;
 	size_t nsections;
 	struct contrib *contribs;	/* sorted by rva */
@@ -147,6 +148,12 @@ pdb_identity(const struct pdb *p, unsigned char guid[16], uint32_t *age)
 {
 	memcpy(guid, p->guid, 16);
 	*age = p->age;
+}
+
+unsigned
+pdb_machine(const struct pdb *p)
+{
+	return p->machine;
 }
 
 const struct pdb_section *
@@ -464,6 +471,7 @@ read_dbi(struct pdb *p, struct dbi *d)
 	    &s, &len) == -1)
 		return -1;
 	p->age = le32(s + 8);
+	p->machine = le16(s + 58);
 	d->sym_records = le16(s + 20);
 	off[0] = DBI_HEADER_LEN;
 	for (i = 0; i < sizeof(size_at) / sizeof(size_at[0]); i++) {

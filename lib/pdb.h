@@ -123,6 +123,10 @@ const char *pdb_error(const struct pdb *p);
 void pdb_identity(const struct pdb *p, unsigned char guid[16],
     uint32_t *age);
 
+/* The DBI header's machine: 0x14c x86, 0x8664 x64, 0xaa64 ARM64. */
+#define PDB_MACHINE_X86	0x14c
+unsigned pdb_machine(const struct pdb *p);
+
 /* The section headers, in order: section i is sections[i - 1]. */
 const struct pdb_section *pdb_sections(const struct pdb *p, size_t *n);
 
