@@ -16,6 +16,7 @@
 #include "sym_stream.h"
 
 #define FRAMES_CAP	4096
+#define SUMMARY_LINES	20	/* images the summary lists without -v */
 
 struct use {
 	uint32_t process, what;
@@ -544,7 +545,7 @@ sym_stream_summary(struct sym_stream *s, FILE *fp, int verbose)
 {
 	struct pdbent **order;
 	char key[41];
-	size_t i, n = s->pdbkeys.count;
+	size_t i, n = s->pdbkeys.count, shown = 0, more = 0;
 	int bad = 0;
 
 	if ((order = malloc((n + 1) * sizeof(*order))) == NULL)
@@ -559,6 +560,12 @@ sym_stream_summary(struct sym_stream *s, FILE *fp, int verbose)
 			bad = 1;
 		if (verbose < 0 && e->status != SYM_CORRUPT)
 			continue;
+		if (verbose == 0 && shown == SUMMARY_LINES &&
+		    e->status != SYM_CORRUPT) {
+			more++;
+			continue;
+		}
+		shown++;
 		sym_key(e->guid, e->age, key);
 		fprintf(fp, "%s: %s: %s %s: %s%s%s (%llu frames, %llu of %llu "
 		    "addresses named)\n", s->prog, e->image, e->name, key,
@@ -570,6 +577,9 @@ sym_stream_summary(struct sym_stream *s, FILE *fp, int verbose)
 		    *e->message))
 			fprintf(fp, "%s:   %s\n", s->prog, e->message);
 	}
+	if (more > 0)
+		fprintf(fp, "%s: and %zu more images with fewer frames (-v "
+		    "lists them)\n", s->prog, more);
 	free(order);
 	return bad;
 }

@@ -43,8 +43,9 @@ int sym_stream_flush(struct sym_stream *s, const struct stream_reader *r,
 
 /*
  * One line per image that stacks touched, most frames first: its
- * name, PDB, GUID/age, what became of it, and its frames.  `verbose`
- * adds images found; quiet leaves only the problems.
+ * name, PDB, GUID/age, what became of it, and its frames; the first 20
+ * (and every corrupt one) unless `verbose` > 0; only the corrupt ones
+ * when `verbose` < 0 (quiet).
  * @return : 1 if a PDB was corrupt or unsupported (the exit status
  *	says so), else 0.
  */
