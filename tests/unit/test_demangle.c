@@ -89,26 +89,53 @@ test_display(void)
 	check("_R", "_R");
 }
 
+/* A base-62 backref operand that points at position v (v >= 1). */
+static void
+put_backref(char *out, unsigned v)
+{
+	static const char digits[] =
+	    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char tmp[16];
+	int n = 0;
+
+	v--;
+	do {
+		tmp[n++] = digits[v % 62];
+		v /= 62;
+	} while (v > 0);
+	strcat(out, "B");
+	while (n > 0)
+		strncat(out, &tmp[--n], 1);
+	strcat(out, "_");
+}
+
 static void
 test_hostile(void)
 {
-	/* Backrefs that double the output at each level: refused by the
-	 * output bound, not computed. */
+	/*
+	 * Tuples of backrefs to the tuple before: each level doubles the
+	 * output (rustc-demangle's _RMC0TTTTTTpB8_EB7_EB6_EB5_EB4_EB3_E is
+	 * 64 copies of `_`).  Thirty levels would be 2^30; the output
+	 * bound refuses the name instead.
+	 */
 	char sym[4096] = "_RMC0";
 	struct buf out = { 0 };
-	int i;
+	int i, n = 30;
 
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < n; i++)
 		strcat(sym, "T");
 	strcat(sym, "p");
-	for (i = 0; i < 40; i++) {
-		char b[16];
-
-		snprintf(b, sizeof(b), "B%d_E", 5 + 40 - i);
-		strcat(sym, b);
+	for (i = n - 1; i >= 0; i--) {
+		put_backref(sym + strlen(sym), (unsigned)(3 + i + 1));
+		strcat(sym, "E");
 	}
-	CHECK(sym_demangle(sym, 0, &out) != -1);
-	CHECK(out.len <= SYM_DEMANGLE_MAX);
+	CHECK_EQ_INT(sym_demangle(sym, 0, &out), 0);
+	CHECK_EQ_INT(out.len, 0);
+	/* Six levels: the 64 copies. */
+	CHECK_EQ_INT(sym_demangle("_RMC0TTTTTTpB8_EB7_EB6_EB5_EB4_EB3_E", 0,
+	    &out), 1);
+	CHECK(out.len > 64 && strncmp((char *)out.data, "<((((((_, _), ", 14)
+	    == 0);
 	/* Deep nesting stops at the depth limit. */
 	memset(sym, 'R', sizeof(sym) - 1);
 	memcpy(sym, "_RINvC1a1bE", 9);
