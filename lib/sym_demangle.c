@@ -8,6 +8,8 @@
  * bound what a hostile name can cost.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sym_demangle.h"
@@ -1176,6 +1178,304 @@ v0(struct dm *d, const char *s, size_t n)
 
 /* ---- MSVC ------------------------------------------------------------ */
 
+/*
+ * A small reader of MSVC decorations, for the qualified name of a
+ * function: names with their back-references (0-9), templates (`?$`)
+ * with their argument types (primitives, classes, structs, unions,
+ * enums, pointers, references, integer constants, type
+ * back-references).  What it does not know fails the whole name, which
+ * then stays raw.
+ */
+struct ms {
+	const char *p;
+	struct buf *out;
+	int bad, depth;
+};
+
+struct ms_names {		/* a back-reference table of names */
+	char *name[10];
+	int n;
+};
+
+static void ms_qualified(struct ms *m, struct ms_names *names);
+
+static void
+ms_put(struct ms *m, const char *s, size_t n)
+{
+	if (n > 0 && m->out->len + n <= SYM_DEMANGLE_MAX)
+		buf_put(m->out, s, n);
+	else if (n > 0)
+		m->bad = 1;
+}
+
+static void
+ms_puts(struct ms *m, const char *s)
+{
+	ms_put(m, s, strlen(s));
+}
+
+static void
+ms_remember(struct ms_names *t, const char *s, size_t n)
+{
+	char *c;
+
+	if (t->n == 10 || (c = malloc(n + 1)) == NULL)
+		return;
+	memcpy(c, s, n);
+	c[n] = '\0';
+	t->name[t->n++] = c;
+}
+
+static void
+ms_forget(struct ms_names *t)
+{
+	while (t->n > 0)
+		free(t->name[--t->n]);
+}
+
+static const char *
+ms_primitive(int c)
+{
+	switch (c) {
+	case 'C': return "signed char";
+	case 'D': return "char";
+	case 'E': return "unsigned char";
+	case 'F': return "short";
+	case 'G': return "unsigned short";
+	case 'H': return "int";
+	case 'I': return "unsigned int";
+	case 'J': return "long";
+	case 'K': return "unsigned long";
+	case 'M': return "float";
+	case 'N': return "double";
+	case 'O': return "long double";
+	case 'X': return "void";
+	}
+	return NULL;
+}
+
+static const char *
+ms_extended(int c)
+{
+	switch (c) {
+	case 'J': return "__int64";
+	case 'K': return "unsigned __int64";
+	case 'N': return "bool";
+	case 'W': return "wchar_t";
+	case 'S': return "char16_t";
+	case 'U': return "char32_t";
+	case 'Q': return "char8_t";
+	}
+	return NULL;
+}
+
+/* An encoded number: `?` negative, 0-9 for 1-10, else hex A-P then @. */
+static void
+ms_number(struct ms *m)
+{
+	uint64_t v = 0;
+	int neg = 0, n = 0;
+	char tmp[24];
+
+	if (*m->p == '?') {
+		neg = 1;
+		m->p++;
+	}
+	if (*m->p >= '0' && *m->p <= '9')
+		v = (uint64_t)(*m->p++ - '0') + 1;
+	else {
+		while (*m->p >= 'A' && *m->p <= 'P' && n++ < 16)
+			v = v * 16 + (uint64_t)(*m->p++ - 'A');
+		if (*m->p++ != '@') {
+			m->bad = 1;
+			return;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s%llu", neg ? "-" : "",
+	    (unsigned long long)v);
+	ms_puts(m, tmp);
+}
+
+static void ms_type(struct ms *m, struct ms_names *args,
+    struct ms_names *names);
+
+/* A pointer or reference's target, after its cv letter. */
+static void
+ms_indirect(struct ms *m, struct ms_names *args, struct ms_names *names,
+    const char *sym)
+{
+	int cv;
+
+	while (*m->p == 'E' || *m->p == 'F' || *m->p == 'I')
+		m->p++;		/* __ptr64, __unaligned, __restrict */
+	cv = *m->p++;
+	if (cv < 'A' || cv > 'D') {
+		m->bad = 1;
+		return;
+	}
+	ms_type(m, args, names);
+	if (cv == 'B' || cv == 'D')
+		ms_puts(m, " const");
+	if (cv == 'C' || cv == 'D')
+		ms_puts(m, " volatile");
+	ms_puts(m, sym);
+}
+
+static void
+ms_type(struct ms *m, struct ms_names *args, struct ms_names *names)
+{
+	const char *s;
+	size_t start = m->out->len;
+	int c = *m->p;
+
+	if (m->bad || ++m->depth > 64) {
+		m->bad = 1;
+		return;
+	}
+	if (c == '\0') {
+		m->bad = 1;
+	} else if (c >= '0' && c <= '9') {
+		m->p++;
+		if (c - '0' < args->n)
+			ms_puts(m, args->name[c - '0']);
+		else
+			m->bad = 1;
+		m->depth--;
+		return;
+	} else if ((s = ms_primitive(c)) != NULL) {
+		m->p++;
+		ms_puts(m, s);
+		m->depth--;
+		return;
+	} else if (c == '_' && (s = ms_extended(m->p[1])) != NULL) {
+		m->p += 2;
+		ms_puts(m, s);
+	} else if (c == 'U' || c == 'V' || c == 'T') {
+		m->p++;
+		ms_qualified(m, names);
+	} else if (c == 'W' && m->p[1] == '4') {
+		m->p += 2;
+		ms_qualified(m, names);
+	} else if (c == 'P' || c == 'Q' || c == 'R' || c == 'S') {
+		m->p++;
+		ms_indirect(m, args, names, " *");
+	} else if (c == 'A') {
+		m->p++;
+		ms_indirect(m, args, names, " &");
+	} else if (c == '$' && m->p[1] == '$' && m->p[2] == 'Q') {
+		m->p += 3;
+		ms_indirect(m, args, names, " &&");
+	} else if (c == '$' && m->p[1] == '0') {
+		m->p += 2;
+		ms_number(m);
+	} else
+		m->bad = 1;
+	/* Types of more than one letter can be referred to by 0-9. */
+	if (!m->bad)
+		ms_remember(args, (const char *)m->out->data + start,
+		    m->out->len - start);
+	m->depth--;
+}
+
+/* `name@args@` after `?$`: name<args>. */
+static void
+ms_template(struct ms *m)
+{
+	const char *at = strchr(m->p, '@');
+	struct ms_names args = { { 0 }, 0 }, names = { { 0 }, 0 };
+	int n = 0;
+
+	if (at == NULL || at == m->p) {
+		m->bad = 1;
+		return;
+	}
+	/* A template has its own back-references: its name first. */
+	ms_put(m, m->p, (size_t)(at - m->p));
+	ms_remember(&names, m->p, (size_t)(at - m->p));
+	m->p = at + 1;
+	ms_puts(m, "<");
+	while (!m->bad && *m->p != '@') {
+		if (n++ > 0)
+			ms_puts(m, ",");
+		ms_type(m, &args, &names);
+	}
+	if (*m->p == '@')
+		m->p++;
+	/* C++03 spelling, as DIA and the PDBs' own names have it. */
+	if (m->out->len > 0 && m->out->data[m->out->len - 1] == '>')
+		ms_puts(m, " ");
+	ms_puts(m, ">");
+	ms_forget(&args);
+	ms_forget(&names);
+}
+
+/*
+ * A qualified name, innermost fragment first, up to its `@`; printed
+ * outermost first with `::`.  Each fragment is written apart, then the
+ * fragments are put together in reverse.
+ */
+static void
+ms_qualified(struct ms *m, struct ms_names *names)
+{
+	size_t frag_at[32], frag_len[32], nf = 0, i, base;
+	struct buf *saved = m->out, tmp = { 0 };
+
+	if (m->bad || ++m->depth > 64) {
+		m->bad = 1;
+		return;
+	}
+	m->out = &tmp;
+	while (!m->bad && *m->p != '@') {
+		size_t at = tmp.len;
+
+		if (*m->p == '\0' || nf == 32) {
+			m->bad = 1;
+			break;
+		}
+		if (*m->p >= '0' && *m->p <= '9') {
+			int k = *m->p++ - '0';
+
+			if (k < names->n)
+				ms_puts(m, names->name[k]);
+			else
+				m->bad = 1;
+		} else if (m->p[0] == '?' && m->p[1] == '$') {
+			m->p += 2;
+			ms_template(m);
+			ms_remember(names, (const char *)tmp.data + at,
+			    tmp.len - at);
+		} else if (*m->p == '?') {
+			m->bad = 1;
+		} else {
+			const char *e = strchr(m->p, '@');
+
+			if (e == NULL) {
+				m->bad = 1;
+				break;
+			}
+			ms_put(m, m->p, (size_t)(e - m->p));
+			ms_remember(names, m->p, (size_t)(e - m->p));
+			m->p = e + 1;
+		}
+		frag_at[nf] = at;
+		frag_len[nf++] = tmp.len - at;
+	}
+	if (*m->p == '@')
+		m->p++;
+	m->out = saved;
+	base = saved->len;
+	for (i = nf; i-- > 0 && !m->bad;) {
+		ms_put(m, (const char *)tmp.data + frag_at[i], frag_len[i]);
+		if (i > 0)
+			ms_puts(m, "::");
+	}
+	if (nf == 0)
+		m->bad = 1;
+	(void)base;
+	buf_release(&tmp);
+	m->depth--;
+}
+
 static const struct {
 	const char *code, *name;
 } msvc_ops[] = {
@@ -1193,31 +1493,54 @@ static const struct {
 	{ "_7", "`vftable'" }, { "_R4", "`RTTI Complete Object Locator'" },
 };
 
+/* The last `::` component of a qualified name, template arguments cut. */
+static void
+last_component(const unsigned char *s, size_t n, size_t *at, size_t *len)
+{
+	size_t i, depth = 0, start = 0, end;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '<')
+			depth++;
+		else if (s[i] == '>' && depth > 0)
+			depth--;
+		else if (depth == 0 && s[i] == ':' && i + 1 < n &&
+		    s[i + 1] == ':')
+			start = i + 2;
+	}
+	for (end = start; end < n && s[end] != '<'; end++)
+		;
+	*at = start;
+	*len = end - start;
+}
+
 /*
- * `?name@Scope1@Scope2@@...` -> `Scope2::Scope1::name`: the name and its
- * scopes up to `@@`, with name back-references (0-9) and the special
- * names above; templates (`?$`) and anything else are refused.
+ * `?name@Scope1@Scope2@@...` -> `Scope2::Scope1::name`, templates with
+ * their arguments; constructors, destructors and the operators above
+ * by their names.  The function's type that follows is not printed.
  */
 static int
 msvc(const char *s, struct buf *out)
 {
-	const char *frag[32], *p = s + 1, *special = NULL;
-	size_t flen[32], nf = 0, i;
+	struct ms m = { s + 1, out, 0, 0 };
+	struct ms_names names = { { 0 }, 0 };
+	const char *special = NULL;
+	size_t i, at, len;
 	int ctor = 0;
 
-	if (*p == '?') {
-		p++;
-		if (*p == '0' || *p == '1') {
-			ctor = *p == '0' ? 1 : 2;
-			p++;
+	if (m.p[0] == '?' && m.p[1] != '$') {
+		m.p++;
+		if (*m.p == '0' || *m.p == '1') {
+			ctor = *m.p == '0' ? 1 : 2;
+			m.p++;
 		} else {
 			for (i = 0; i < sizeof(msvc_ops) / sizeof(msvc_ops[0]);
 			    i++) {
 				size_t k = strlen(msvc_ops[i].code);
 
-				if (strncmp(p, msvc_ops[i].code, k) == 0) {
+				if (strncmp(m.p, msvc_ops[i].code, k) == 0) {
 					special = msvc_ops[i].name;
-					p += k;
+					m.p += k;
 					break;
 				}
 			}
@@ -1225,43 +1548,21 @@ msvc(const char *s, struct buf *out)
 				return 0;
 		}
 	}
-	while (*p != '\0' && *p != '@') {
-		if (nf == 32)
-			return 0;
-		if (*p >= '0' && *p <= '9') {
-			size_t k = (size_t)(*p - '0');
-
-			if (k >= nf)
-				return 0;
-			frag[nf] = frag[k];
-			flen[nf++] = flen[k];
-			p++;
-			continue;
-		}
-		if (*p == '?')
-			return 0;
-		frag[nf] = p;
-		while (*p != '\0' && *p != '@')
-			p++;
-		if (*p != '@')
-			return 0;
-		flen[nf] = (size_t)(p - frag[nf]);
-		nf++;
-		p++;
-	}
-	if (*p != '@' || nf == 0)
+	ms_qualified(&m, &names);
+	ms_forget(&names);
+	if (m.bad)
 		return 0;
-	for (i = nf; i-- > 0;) {
-		buf_put(out, frag[i], flen[i]);
-		if (i > 0)
-			buf_put(out, "::", 2);
-	}
 	if (special != NULL) {
 		buf_put(out, "::", 2);
-		buf_put_str(out, special);
+		buf_put(out, special, strlen(special));
 	} else if (ctor) {
+		last_component(out->data, out->len, &at, &len);
 		buf_put(out, ctor == 1 ? "::" : "::~", ctor == 1 ? 2 : 3);
-		buf_put(out, frag[0], flen[0]);
+		buf_reserve(out, len);
+		if (!out->oom && len > 0) {
+			memcpy(out->data + out->len, out->data + at, len);
+			out->len += len;
+		}
 	}
 	return 1;
 }

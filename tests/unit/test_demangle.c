@@ -82,7 +82,21 @@ test_display(void)
 	check("?flush@Stderr@io@@QEAAXXZ", "io::Stderr::flush");
 	check("??0Widget@@QEAA@XZ", "Widget::Widget");
 	check("??1Widget@ui@@UEAA@XZ", "ui::Widget::~Widget");
-	check("?f@?$vector@H@std@@QEAAXXZ", "?f@?$vector@H@std@@QEAAXXZ");
+	check("?f@?$vector@H@std@@QEAAXXZ", "std::vector<int>::f");
+	check("?sputn@?$basic_streambuf@DU?$char_traits@D@std@@@std@@"
+	    "QEAA_JPEBD_J@Z",
+	    "std::basic_streambuf<char,std::char_traits<char> >::sputn");
+	check("??0?$vector@HV?$allocator@H@std@@@std@@QEAA@XZ",
+	    "std::vector<int,std::allocator<int> >::vector");
+	check("?g@?$B@PEAUC@@AEBV1@@@QEAAXXZ", "B<C *,C const &>::g");
+	check("?x@?$A@$0BA@@@QEAAXXZ", "A<16>::x");
+	check("??$func@H@@YAXH@Z", "func<int>");
+	check("??_R4type_info@@6B@", "type_info::`RTTI Complete Object "
+	    "Locator'");
+	/* What the reader does not know stays raw. */
+	check("?f@?$A@$$BY0A@H@@QEAAXXZ", "?f@?$A@$$BY0A@H@@QEAAXXZ");
+	check("?f@?$A@H", "?f@?$A@H");
+	check("?f@?$A@9@@QEAAXXZ", "?f@?$A@9@@QEAAXXZ");
 	check("main", "main");
 	check("Rust", "Rust");
 	check("ZN", "ZN");
