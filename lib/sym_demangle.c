@@ -1371,7 +1371,7 @@ ms_type(struct ms *m, struct ms_names *args, struct ms_names *names)
 	} else
 		m->bad = 1;
 	/* Types of more than one letter can be referred to by 0-9. */
-	if (!m->bad)
+	if (!m->bad && m->out->data != NULL)
 		ms_remember(args, (const char *)m->out->data + start,
 		    m->out->len - start);
 	m->depth--;
@@ -1442,8 +1442,9 @@ ms_qualified(struct ms *m, struct ms_names *names)
 		} else if (m->p[0] == '?' && m->p[1] == '$') {
 			m->p += 2;
 			ms_template(m);
-			ms_remember(names, (const char *)tmp.data + at,
-			    tmp.len - at);
+			if (!m->bad && tmp.data != NULL)
+				ms_remember(names, (const char *)tmp.data + at,
+				    tmp.len - at);
 		} else if (*m->p == '?') {
 			m->bad = 1;
 		} else {
@@ -1464,7 +1465,7 @@ ms_qualified(struct ms *m, struct ms_names *names)
 		m->p++;
 	m->out = saved;
 	base = saved->len;
-	for (i = nf; i-- > 0 && !m->bad;) {
+	for (i = nf; tmp.data != NULL && i-- > 0 && !m->bad;) {
 		ms_put(m, (const char *)tmp.data + frag_at[i], frag_len[i]);
 		if (i > 0)
 			ms_puts(m, "::");
