@@ -180,11 +180,11 @@ open_target(const char *path, struct sym_path *sp)
 	if (sym_path_find(sp, pe.pdb, pe.guid, pe.age, dir, &found) != 0)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (found.status != SYM_FOUND)
-		cli_fatal(CLI_DATA_ERROR, "%s: PDB %s %s%s%s%s", path, pe.pdb,
+		cli_fatal(CLI_DATA_ERROR, "%s: PDB %s %s%s%s%s%s", path, pe.pdb,
 		    found.status == SYM_MISMATCH ? "mismatched" :
 		    found.status == SYM_CORRUPT ? "unreadable" : "not found",
 		    *found.path ? ": " : "", found.path,
-		    *found.message ? "" : "");
+		    *found.message ? ": " : "", found.message);
 	if (*found.message != '\0')
 		cli_warn("%s: %s", found.path, found.message);
 	return found.pdb;

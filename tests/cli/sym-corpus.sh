@@ -90,3 +90,21 @@ if [ -f "$portable" ]; then
 	    pass sym-corpus-portable-message ||
 	    fail sym-corpus-portable-message "$(cat "$tmp/err")"
 fi
+
+# An image alone: its PDB found through the symbol path by the image's
+# CodeView record (the store layout); without it, a clear failure.
+name=Native_x64_RustC_Rust_debuginfo2_v1.58.1
+if [ -f "$dir/$name.exe" ]; then
+	mkdir -p "$tmp/img" "$tmp/store"
+	cp "$dir/$name.exe" "$tmp/img/"
+	etlsym -e "$tmp/img/$name.exe" 1000 >/dev/null 2>"$tmp/err"
+	check_eq sym-corpus-alone-status "$?" 1
+	grep -q "^etlsym: $tmp/img/$name.exe: PDB .*$name.pdb not found$" \
+	    "$tmp/err" && pass sym-corpus-alone-message ||
+	    fail sym-corpus-alone-message "$(cat "$tmp/err")"
+	mkdir -p "$tmp/store/$name.pdb/0FB5AE189F7E49D4B1B03EF369FA76351"
+	cp "$dir/$name.pdb" "$tmp/store/$name.pdb/0FB5AE189F7E49D4B1B03EF369FA76351/"
+	check_eq sym-corpus-sympath "$(etlsym -e "$tmp/img/$name.exe" \
+	    -y "$tmp/store" 1000 | cut -f1)" \
+	    "core::ops::function::FnOnce::call_once<std::rt::lang_start::closure\$0,tuple\$<> >"
+fi
