@@ -336,6 +336,15 @@ frames_module_len(const char *name, size_t len)
 }
 
 int
+frames_is_inlined(const char *name, size_t len)
+{
+	size_t n = sizeof(" " FRAMES_INLINE_MARK) - 1;
+
+	return len >= n && memcmp(name + len - n, " " FRAMES_INLINE_MARK,
+	    n) == 0;
+}
+
+int
 frames_is_pseudo(const char *name, size_t len)
 {
 	return len > 0 && name[0] == '[';

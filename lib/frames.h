@@ -72,6 +72,9 @@ stream_id frames_image(struct frames *f, stream_id process, uint64_t addr);
 /* The length of the module part of a frame's name; 0 if it has none. */
 size_t frames_module_len(const char *name, size_t len);
 
+/* Whether a frame's name is that of an inlined function. */
+int frames_is_inlined(const char *name, size_t len);
+
 /* Whether a frame's name is one of the pseudo frames above. */
 int frames_is_pseudo(const char *name, size_t len);
 

@@ -70,6 +70,21 @@ fi
 grep -q " \[inlined\]" "$tmp/functions" && pass sym-stream-inlined ||
     fail sym-stream-inlined "no inlined frame"
 
+# The flame graph draws inlined frames, and only those, in blues.
+etlagg cpu --by stack <"$tmp/s.zst" | etlreport -f svg -o "$tmp/s.svg"
+grep '<g class="f">' "$tmp/s.svg" | awk '{
+	inl = index($0, " [inlined] (") > 0
+	blue = $0 ~ /fill="rgb\([0-9]+,[0-9]+,220\)"/
+	if (inl) n++
+	if (inl != blue) bad++
+    } END { print n + 0, bad + 0 }' >"$tmp/svgcheck"
+read -r n bad <"$tmp/svgcheck"
+if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then
+	pass sym-stream-svg-inlined
+else
+	fail sym-stream-svg-inlined "$n inlined frames, $bad colored wrongly"
+fi
+
 # etlagg images: the DLL found, with its frames.
 etlagg images <"$tmp/s.zst" | etlreport -f csv | csv_lf >"$tmp/images"
 grep -q "^$image,.*,$name.pdb,$key,found," "$tmp/images" &&
