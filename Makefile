@@ -35,7 +35,10 @@ CPPFLAGS   += -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Ilib
 ZSTD_LIBS  ?= $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null || echo -lzstd)
 PCRE2_LIBS ?= $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 CSV_LIBS   ?= -lcsv
-LDLIBS     += $(ZSTD_LIBS) $(PCRE2_LIBS) $(CSV_LIBS) -lm
+MSPACK_LIBS ?= $(shell $(PKG_CONFIG) --libs libmspack 2>/dev/null || echo -lmspack)
+CURL_LIBS  ?= $(shell $(PKG_CONFIG) --libs libcurl 2>/dev/null || echo -lcurl)
+LDLIBS     += $(ZSTD_LIBS) $(PCRE2_LIBS) $(CSV_LIBS) $(MSPACK_LIBS) \
+              $(CURL_LIBS) -lm
 
 ifeq ($(V),1)
 Q =
@@ -43,7 +46,7 @@ else
 Q = @
 endif
 
-TOOLS      := etlcat etlagg etlreport etlfilter
+TOOLS      := etlcat etlsym etlagg etlreport etlfilter
 LIB_SRC    := $(sort $(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:lib/%.c=build/lib/%.o)
 TOOL_BIN   := $(TOOLS:%=bin/%)

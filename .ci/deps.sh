@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what the build needs and is missing: a C compiler, make,
-# pkg-config, and the development files of zstd, PCRE2 and libcsv.
+# pkg-config, and the development files of zstd, PCRE2, libcsv, libmspack
+# (CAB-compressed PDBs) and libcurl (symbol servers).
 # Uses apt-get when it can (as root, or through sudo); otherwise it says
 # exactly what to install.
 
@@ -9,7 +10,8 @@ command -v cc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v zstd >/dev/null 2>&1 || need="$need zstd"
-for pkg in libzstd-dev libpcre2-dev libcsv-dev; do
+for pkg in libzstd-dev libpcre2-dev libcsv-dev libmspack-dev \
+    libcurl4-openssl-dev; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 	    grep -q 'install ok installed' || need="$need $pkg"
 done

@@ -129,6 +129,22 @@ intern_add(struct intern *t, const void *key, size_t len, int *added)
 	return id;
 }
 
+uint32_t
+intern_find(const struct intern *t, const void *key, size_t len)
+{
+	uint32_t hash;
+	size_t i;
+
+	if (t->nslots == 0)
+		return 0;
+	hash = intern_hash(key, len);
+	for (i = hash & (t->nslots - 1); t->slots[i] != 0;
+	    i = (i + 1) & (t->nslots - 1))
+		if (key_equal(t, t->slots[i], key, len, hash))
+			return t->slots[i];
+	return 0;
+}
+
 const void *
 intern_key(const struct intern *t, uint32_t id, size_t *len)
 {

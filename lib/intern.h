@@ -32,6 +32,9 @@ struct intern {
  */
 uint32_t intern_add(struct intern *t, const void *key, size_t len, int *added);
 
+/* The id of a key already added, or 0; never adds. */
+uint32_t intern_find(const struct intern *t, const void *key, size_t len);
+
 /* The key of `id` (1..count); *len gets its length. */
 const void *intern_key(const struct intern *t, uint32_t id, size_t *len);
 

@@ -271,6 +271,39 @@ msf_stream_count(const struct msf *m)
 	return m->nstreams;
 }
 
+/*
+ * Whether a stream's page list names a page twice: a stream is copied
+ * whole, so pages that repeat would let a small file claim gigabytes.
+ * With every page at most once, a stream is never larger than the file.
+ * @return : 0, or -1 with the reason in err.
+ */
+static int
+repeats_page(const struct msf *m, uint32_t stream, const uint32_t *pages,
+    uint32_t npg, char *err, size_t errlen)
+{
+	size_t nbits = m->len / m->page_size + 1;
+	unsigned char *seen = calloc(nbits / 8 + 1, 1);
+	uint32_t i, p;
+
+	if (seen == NULL) {
+		no_memory(err, errlen);
+		return -1;
+	}
+	for (i = 0; i < npg; i++) {
+		p = pages[i];	/* below nbits: page_bytes() checked it */
+		if (seen[p / 8] & (1u << (p % 8))) {
+			say(err, errlen, msf_file_offset(m, stream,
+			    (uint64_t)i * m->page_size), "stream %u: page %u "
+			    "appears twice in its page list", stream, p);
+			free(seen);
+			return -1;
+		}
+		seen[p / 8] |= (unsigned char)(1u << (p % 8));
+	}
+	free(seen);
+	return 0;
+}
+
 int
 msf_stream(const struct msf *m, uint32_t stream, struct buf *scratch,
     const unsigned char **data, size_t *len, char *err, size_t errlen)
@@ -303,6 +336,9 @@ msf_stream(const struct msf *m, uint32_t stream, struct buf *scratch,
 		if (i > 0 && pages[i] != pages[i - 1] + 1)
 			consecutive = 0;
 	}
+	if (!consecutive && repeats_page(m, stream, pages, npg, err,
+	    errlen) != 0)
+		return -1;
 	if (consecutive) {
 		*data = page_bytes(m, pages[0], size);
 		*len = size;

@@ -10,6 +10,10 @@
  * numbers are checked when a stream is read, so a file cut short still
  * gives the streams that lie before the cut.
  *
+ * A stream whose page list names a page twice is refused, so a stream
+ * is never larger than the file and reading one costs at most the
+ * file's size.
+ *
  * Memory: the file's bytes belong to the caller and must outlive the
  * struct msf, which owns a host-order copy of the directory (4 bytes per
  * stream and per page of a stream).  msf_stream() returns a pointer into

@@ -22,9 +22,11 @@
 #include "intern.h"
 #include "msf.h"
 #include "pdb.h"
+#include "pdb_lines.h"
 
 #define INFO_STREAM		1
 #define DBI_STREAM		3
+#define IPI_STREAM		4
 #define NO_STREAM		0xffff
 #define INFO_LEN		28	/* version .. GUID */
 #define DBI_HEADER_LEN		64
@@ -49,6 +51,7 @@
 struct module {
 	uint16_t stream;
 	uint32_t sym_size;	/* signature included */
+	uint32_t c11_size, c13_size;	/* the line parts after it */
 };
 
 /* A section contribution, placed: which module's code lies where. */
@@ -75,10 +78,15 @@ struct dbi {
 struct pdb {
 	struct msf *msf;		/* while opening */
 	struct buf scratch;		/* while opening */
+	struct buf names_buf, ipi_buf;	/* while opening */
+	uint32_t names_stream;		/* "/names", 0 if none */
+	struct pdb_lines_ctx ctx;	/* while opening */
+	struct pdb_lines *lines;
 	uint32_t *name_ids;		/* while opening: funcs[i]'s name */
 	struct intern names;
 	unsigned char guid[16];
 	uint32_t age;
+	uint16_t machine;		/* the DBI header's */
 	struct pdb_section *sections;
 	size_t nsections;
 	struct contrib *contribs;	/* sorted by rva */
@@ -107,6 +115,8 @@ release_open_state(struct pdb *p)
 	msf_free(p->msf);
 	p->msf = NULL;
 	buf_release(&p->scratch);
+	buf_release(&p->names_buf);
+	buf_release(&p->ipi_buf);
 	free(p->name_ids);
 	p->name_ids = NULL;
 }
@@ -118,6 +128,7 @@ pdb_free(struct pdb *p)
 		return;
 	release_open_state(p);
 	intern_release(&p->names);
+	pdb_lines_free(p->lines);
 	free(p->sections);
 	free(p->contribs);
 	free(p->funcs);
@@ -137,6 +148,12 @@ pdb_identity(const struct pdb *p, unsigned char guid[16], uint32_t *age)
 {
 	memcpy(guid, p->guid, 16);
 	*age = p->age;
+}
+
+unsigned
+pdb_machine(const struct pdb *p)
+{
+	return p->machine;
 }
 
 const struct pdb_section *
@@ -248,6 +265,78 @@ read_header_stream(struct pdb *p, uint32_t stream, const char *what,
 
 /* ---- the info stream (section 2) ---- */
 
+/*
+ * The named-stream map after the GUID (2): the stream called "/names"
+ * (the string table of file names), if there is one.
+ */
+static void
+find_names_stream(struct pdb *p, const unsigned char *s, size_t len)
+{
+	struct cursor c;
+	const unsigned char *strings, *pair;
+	uint32_t size, count, words, i;
+
+	cursor_init(&c, s + INFO_LEN, len - INFO_LEN);
+	size = cursor_u32(&c);
+	if ((strings = cursor_take(&c, size)) == NULL)
+		return;
+	count = cursor_u32(&c);
+	cursor_u32(&c);
+	words = cursor_u32(&c);
+	if (words > cursor_left(&c) / 4 || cursor_take(&c, 4 * (size_t)words)
+	    == NULL)
+		return;
+	words = cursor_u32(&c);
+	if (words > cursor_left(&c) / 4 || cursor_take(&c, 4 * (size_t)words)
+	    == NULL)
+		return;
+	for (i = 0; i < count && !c.bad; i++) {
+		uint32_t off, stream;
+
+		if ((pair = cursor_take(&c, 8)) == NULL)
+			return;
+		off = le32(pair);
+		stream = le32(pair + 4);
+		if (off < size && size - off >= 7 &&
+		    memcmp(strings + off, "/names", 7) == 0)
+			p->names_stream = stream;
+	}
+}
+
+/*
+ * A stream the line tables use all through the modules' walk, so it
+ * cannot share the scratch buffer; absent or unreadable is no error.
+ */
+static void
+read_side_stream(struct pdb *p, uint32_t stream, struct buf *b,
+    const unsigned char **data, size_t *len)
+{
+	char why[MSF_ERROR_LEN];
+
+	*data = NULL;
+	*len = 0;
+	if (stream == 0 || stream >= msf_stream_count(p->msf) ||
+	    msf_stream(p->msf, stream, b, data, len, why, sizeof(why)) != 0)
+		*data = NULL;
+}
+
+/* What the line tables need before the modules: /names and IPI. */
+static int
+open_lines(struct pdb *p)
+{
+	if ((p->lines = pdb_lines_new()) == NULL)
+		return no_memory(p);
+	p->ctx.sections = p->sections;
+	p->ctx.nsections = p->nsections;
+	read_side_stream(p, p->names_stream, &p->names_buf, &p->ctx.names,
+	    &p->ctx.names_len);
+	read_side_stream(p, IPI_STREAM, &p->ipi_buf, &p->ctx.ipi,
+	    &p->ctx.ipi_len);
+	if (pdb_lines_ipi(p->lines, &p->ctx) == -1)
+		return no_memory(p);
+	return 0;
+}
+
 static int
 read_info(struct pdb *p)
 {
@@ -258,6 +347,7 @@ read_info(struct pdb *p)
 	    &s, &len) == -1)
 		return -1;
 	memcpy(p->guid, s + 12, 16);
+	find_names_stream(p, s, len);
 	return 0;
 }
 
@@ -279,6 +369,8 @@ add_module(struct pdb *p, struct dbi *d, const unsigned char *rec)
 	m = &d->modules[d->nmodules++];
 	m->stream = le16(rec + 34);
 	m->sym_size = le32(rec + 36);
+	m->c11_size = le32(rec + 40);
+	m->c13_size = le32(rec + 44);
 	return 0;
 }
 
@@ -379,6 +471,7 @@ read_dbi(struct pdb *p, struct dbi *d)
 	    &s, &len) == -1)
 		return -1;
 	p->age = le32(s + 8);
+	p->machine = le16(s + 58);
 	d->sym_records = le16(s + 20);
 	off[0] = DBI_HEADER_LEN;
 	for (i = 0; i < sizeof(size_at) / sizeof(size_at[0]); i++) {
@@ -653,6 +746,8 @@ read_module(struct pdb *p, const struct module *m, size_t index)
 {
 	const unsigned char *s;
 	size_t len, end;
+	uint64_t c13;
+	uint16_t mod;
 	char what[32];
 
 	if (m->stream == NO_STREAM) {
@@ -683,8 +778,16 @@ read_module(struct pdb *p, const struct module *m, size_t index)
 	 * Contributions name modules in 16 bits: one beyond cannot own an
 	 * address, and its procedures lose ties to the others'.
 	 */
-	return walk_records(p, m->stream, s, 4, end,
-	    index < PDB_NO_MODULE ? (uint16_t)index : PDB_NO_MODULE - 1);
+	mod = index < PDB_NO_MODULE ? (uint16_t)index : PDB_NO_MODULE - 1;
+	if (walk_records(p, m->stream, s, 4, end, mod) == -1)
+		return -1;
+	c13 = (uint64_t)m->sym_size + m->c11_size;
+	if (pdb_lines_module(p->lines, &p->ctx, s, len, end,
+	    c13 < len ? (size_t)c13 : len, c13 + m->c13_size < len ?
+	    (size_t)(c13 + m->c13_size) : len, mod,
+	    &p->counts.bad_records) == -1)
+		return no_memory(p);
+	return 0;
 }
 
 /* ---- sorting and lookup ---- */
@@ -764,10 +867,14 @@ pdb_open_mem(struct pdb *p, const unsigned char *data, size_t len)
 		place_contributions(p, &d);
 		rc = read_publics(p, &d);
 	}
+	if (rc == 0)
+		rc = open_lines(p);
 	for (i = 0; rc == 0 && i < d.nmodules; i++)
 		rc = read_module(p, &d.modules[i], i);
 	if (rc == 0)
 		rc = index_functions(p);
+	if (rc == 0 && pdb_lines_finish(p->lines) == -1)
+		rc = no_memory(p);
 	free_dbi(&d);
 	release_open_state(p);
 	return p->status;
@@ -854,4 +961,23 @@ pdb_lookup(const struct pdb *p, uint32_t rva)
 			best = f;
 	}
 	return best != NULL ? best : pdb_lookup_public(p, rva);
+}
+
+int
+pdb_line(const struct pdb *p, uint32_t rva, const char **file,
+    uint32_t *line)
+{
+	if (p->lines == NULL)
+		return -1;
+	return pdb_lines_find(p->lines, rva, owner_module(p, rva), file,
+	    line);
+}
+
+size_t
+pdb_inlines(const struct pdb *p, const struct pdb_function *f,
+    uint32_t rva, struct pdb_frame *out, size_t cap)
+{
+	if (p->lines == NULL || f == NULL || f->kind != PDB_PROCEDURE)
+		return 0;
+	return pdb_lines_inlines(p->lines, f->module, f->rva, rva, out, cap);
 }

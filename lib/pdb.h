@@ -123,6 +123,10 @@ const char *pdb_error(const struct pdb *p);
 void pdb_identity(const struct pdb *p, unsigned char guid[16],
     uint32_t *age);
 
+/* The DBI header's machine: 0x14c x86, 0x8664 x64, 0xaa64 ARM64. */
+#define PDB_MACHINE_X86	0x14c
+unsigned pdb_machine(const struct pdb *p);
+
 /* The section headers, in order: section i is sections[i - 1]. */
 const struct pdb_section *pdb_sections(const struct pdb *p, size_t *n);
 
@@ -154,5 +158,31 @@ const struct pdb_function *pdb_lookup_public(const struct pdb *p,
     uint32_t rva);
 
 const struct pdb_counts *pdb_counts(const struct pdb *p);
+
+/* A frame at an address: an inlined function's, or its container's. */
+struct pdb_frame {
+	const char *name;
+	const char *file;	/* "??" when not known */
+	uint32_t line;		/* 0 when not known */
+	int inlined;
+};
+
+/*
+ * The source line of `rva` from the C13 line blocks (pdb-format.md
+ * 6.4: the module that owns the address in the section contributions
+ * decides among folded copies).  This is the line of the outermost
+ * frame, the procedure's own.
+ * @return : 0 with *file and *line set, or -1 when no block covers it.
+ */
+int pdb_line(const struct pdb *p, uint32_t rva, const char **file,
+    uint32_t *line);
+
+/*
+ * The functions inlined at `rva` in procedure `f` (from pdb_lookup()),
+ * innermost first, with the line in each, at most `cap` of them.
+ * @return : their number; 0 for a public or thunk.
+ */
+size_t pdb_inlines(const struct pdb *p, const struct pdb_function *f,
+    uint32_t rva, struct pdb_frame *out, size_t cap);
 
 #endif

@@ -377,6 +377,24 @@ platform_now_ns(void)
 	    (unsigned long long)(c.QuadPart % f.QuadPart) * 1000000000ULL /
 	    (unsigned long long)f.QuadPart;
 }
+
+int
+platform_mkdir(const char *path)
+{
+	return CreateDirectoryA(path, NULL) ||
+	    GetLastError() == ERROR_ALREADY_EXISTS ? 0 : -1;
+}
+
+FILE *
+platform_temp_file(char *path, size_t cap)
+{
+	char dir[MAX_PATH + 1];
+
+	if (GetTempPathA(sizeof(dir), dir) == 0 || cap < MAX_PATH ||
+	    GetTempFileNameA(dir, "etl", 0, path) == 0)
+		return NULL;
+	return fopen(path, "wb");
+}
 #else
 FILE *
 platform_spool(FILE *in)
@@ -574,5 +592,28 @@ platform_now_ns(void)
 		return 0;
 	return (unsigned long long)ts.tv_sec * 1000000000ULL +
 	    (unsigned long long)ts.tv_nsec;
+}
+
+int
+platform_mkdir(const char *path)
+{
+	return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+FILE *
+platform_temp_file(char *path, size_t cap)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *fp;
+	int fd;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((size_t)snprintf(path, cap, "%s/etlXXXXXX", dir) >= cap ||
+	    (fd = mkstemp(path)) == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "wb")) == NULL)
+		close(fd);
+	return fp;
 }
 #endif

@@ -98,4 +98,13 @@ int platform_replace(const char *tmp, const char *path);
 /* A monotonic clock in nanoseconds, for rates; its zero is arbitrary. */
 unsigned long long platform_now_ns(void);
 
+/* Makes a directory; one that exists is no error.  @return : 0, -1. */
+int platform_mkdir(const char *path);
+
+/*
+ * Creates a new temporary file (in TMPDIR) and opens it for writing;
+ * its name goes into path.  @return : the stream, or NULL.
+ */
+FILE *platform_temp_file(char *path, size_t cap);
+
 #endif

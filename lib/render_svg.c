@@ -457,6 +457,19 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	    WIDTH - PAD - 230, PAD, height - 12, WIDTH - PAD, height - 12);
 }
 
+/*
+ * Inlined functions (etlsym) in blues, as flamegraph.pl draws the
+ * inlined frames of Java, so that they stand apart from real calls.
+ */
+static void
+inlined_color(const char *name, size_t len, char out[24])
+{
+	uint32_t h = intern_hash(name, len);
+
+	snprintf(out, 24, "rgb(%u,%u,%u)", 50 + (h & 0xff) * 60 / 255,
+	    160 + ((h >> 8) & 0xff) * 60 / 255, 220);
+}
+
 static void
 write_frame(struct render *rd, uint32_t id, unsigned height)
 {
@@ -473,6 +486,8 @@ write_frame(struct render *rd, uint32_t id, unsigned height)
 		name = intern_key(&rd->names, f->name, &len);
 	if (id == ROOT || frames_is_pseudo(name, len))
 		snprintf(fill, sizeof(fill), "rgb(190,190,190)");
+	else if (frames_is_inlined(name, len))
+		inlined_color(name, len, fill);
 	else
 		markup_color(name, len, fill);
 	fputs("<g class=\"f\"><title>", rd->fp);

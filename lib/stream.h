@@ -35,7 +35,7 @@
 
 #define STREAM_MAGIC		"ETLSTRM"	/* 7 bytes + NUL in HEADER */
 #define STREAM_VERSION_MAJOR	1
-#define STREAM_VERSION_MINOR	1	/* 1: EV_HEAPSNAP */
+#define STREAM_VERSION_MINOR	1	/* 1.1: EV_HEAPSNAP, symbols */
 #define STREAM_FRAME_MAX	(1u << 20)	/* uncompressed bytes a frame */
 #define STREAM_RECORD_MAX	(STREAM_FRAME_MAX - 4)
 #define STREAM_STACK_MAX	1024		/* frames in one REC_STACK */
@@ -52,6 +52,8 @@ enum stream_rec_type {
 	REC_THREAD = 0x13,
 	REC_IMAGE = 0x14,
 	REC_STACK = 0x15,
+	REC_SYMBOL = 0x16,	/* 1.1: what an address of an image is */
+	REC_IMAGE_SYMBOLS = 0x17, /* 1.1: how an image's PDB was looked for */
 	REC_EVENT = 0x20,
 	REC_TABLE = 0x30,	/* a table's schema */
 	REC_ROW = 0x31		/* a row of a table */
@@ -189,6 +191,55 @@ struct stream_stack {
 	uint8_t unresolved;		/* the source never defined it */
 };
 
+#define STREAM_INLINE_MAX	64	/* inlined frames of one REC_SYMBOL */
+
+/* An inlined function at an address, in its caller. */
+struct stream_inline {
+	const char *function;
+	const char *file;		/* "" when not known */
+	uint32_t line;			/* 0 when not known */
+};
+
+/*
+ * REC_SYMBOL (etlsym): what the address `address` (as stacks hold it) of
+ * image `image` is: the function that holds it, the offset in it, the
+ * source line, and the functions inlined there, innermost first.  There
+ * is one per distinct (image, address) that a stack uses.
+ */
+struct stream_symbol {
+	stream_id id;
+	stream_id image;
+	uint64_t address;
+	const char *function;
+	uint64_t offset;
+	const char *file;		/* "" when not known */
+	uint32_t line;
+	uint32_t ninlines;
+	const struct stream_inline *inlines;
+};
+
+enum stream_sym_status {
+	STREAM_SYM_NOT_FOUND = 0,
+	STREAM_SYM_FOUND = 1,
+	STREAM_SYM_MISMATCH = 2,	/* a PDB of that name did not match */
+	STREAM_SYM_CORRUPT = 3,		/* unreadable or unsupported PDB */
+	STREAM_SYM_NO_ID = 4		/* the image has no PDB identity */
+};
+
+/* REC_IMAGE_SYMBOLS (etlsym): the symbol search for one image. */
+struct stream_image_symbols {
+	stream_id image;
+	uint8_t status;			/* enum stream_sym_status */
+	unsigned char pdb_guid[16];	/* the identity looked for, which an */
+	uint32_t pdb_age;		/* image definition may lack (unload) */
+	const char *pdb_name;
+	const char *pdb_path;		/* the PDB used or refused, or "" */
+	const char *message;		/* why it was refused, or "" */
+	uint64_t frames;		/* stack frames (uses) in the image */
+	uint64_t addresses;		/* distinct addresses among them */
+	uint64_t named;			/* of those, named */
+};
+
 /* The part every event has. */
 struct stream_event_head {
 	uint8_t kind;			/* enum stream_ev_kind */
@@ -259,6 +310,8 @@ struct stream_record {
 		struct stream_event event;
 		struct stream_table table;
 		struct stream_row row;
+		struct stream_symbol symbol;
+		struct stream_image_symbols image_symbols;
 		struct {
 			stream_id id;
 			const char *text;
@@ -306,6 +359,10 @@ int stream_write_process(struct stream_writer *w,
 int stream_write_thread(struct stream_writer *w, const struct stream_thread *t);
 int stream_write_image(struct stream_writer *w, const struct stream_image *im);
 int stream_write_stack(struct stream_writer *w, const struct stream_stack *s);
+int stream_write_symbol(struct stream_writer *w,
+    const struct stream_symbol *s);
+int stream_write_image_symbols(struct stream_writer *w,
+    const struct stream_image_symbols *s);
 int stream_write_event(struct stream_writer *w, const struct stream_event *ev);
 int stream_write_table(struct stream_writer *w, const struct stream_table *t);
 int stream_write_row(struct stream_writer *w, const struct stream_row *r);

@@ -86,6 +86,7 @@ struct stream_reader {
 	size_t cols_cap;
 	struct value *rowcells;
 	size_t rowcells_cap;
+	struct stream_inline inlines[STREAM_INLINE_MAX];	/* REC_SYMBOL's */
 
 	int in_section;		/* a HEADER came and no END yet */
 	uint64_t cut_sections;	/* sections that ended without END */
@@ -846,6 +847,53 @@ parse_row(struct stream_reader *r, struct cursor *c, struct stream_row *row)
 }
 
 static int
+parse_symbol(struct stream_reader *r, struct cursor *c,
+    struct stream_symbol *s)
+{
+	struct stream_inline *in = r->inlines;
+	uint64_t n, i;
+
+	s->id = (stream_id)cursor_var(c);
+	s->image = (stream_id)cursor_var(c);
+	s->address = cursor_var(c);
+	s->function = str_of(r, cursor_var(c));
+	s->offset = cursor_var(c);
+	s->file = str_of(r, cursor_var(c));
+	s->line = (uint32_t)cursor_var(c);
+	n = cursor_var(c);
+	if (c->bad || n > STREAM_INLINE_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		in[i].function = str_of(r, cursor_var(c));
+		in[i].file = str_of(r, cursor_var(c));
+		in[i].line = (uint32_t)cursor_var(c);
+	}
+	s->ninlines = (uint32_t)n;
+	s->inlines = in;
+	return c->bad ? -1 : 0;
+}
+
+static int
+parse_image_symbols(struct stream_reader *r, struct cursor *c,
+    struct stream_image_symbols *s)
+{
+	const unsigned char *guid;
+
+	s->image = (stream_id)cursor_var(c);
+	s->status = cursor_u8(c);
+	if ((guid = cursor_take(c, 16)) != NULL)
+		memcpy(s->pdb_guid, guid, 16);
+	s->pdb_age = (uint32_t)cursor_var(c);
+	s->pdb_name = str_of(r, cursor_var(c));
+	s->pdb_path = str_of(r, cursor_var(c));
+	s->message = str_of(r, cursor_var(c));
+	s->frames = cursor_var(c);
+	s->addresses = cursor_var(c);
+	s->named = cursor_var(c);
+	return c->bad ? -1 : 0;
+}
+
+static int
 parse_record(struct stream_reader *r, struct stream_record *rec)
 {
 	struct cursor c;
@@ -882,6 +930,10 @@ parse_record(struct stream_reader *r, struct stream_record *rec)
 		return parse_table(r, &c, &rec->u.table);
 	case REC_ROW:
 		return parse_row(r, &c, &rec->u.row);
+	case REC_SYMBOL:
+		return parse_symbol(r, &c, &rec->u.symbol);
+	case REC_IMAGE_SYMBOLS:
+		return parse_image_symbols(r, &c, &rec->u.image_symbols);
 	}
 	return 0;	/* unknown: passed through as raw bytes */
 }
@@ -1051,7 +1103,8 @@ stream_rec_known(unsigned type)
 	case REC_HEADER: case REC_TRACE: case REC_END: case REC_DIAG:
 	case REC_COUNT: case REC_STRING: case REC_CLASS: case REC_PROCESS:
 	case REC_THREAD: case REC_IMAGE: case REC_STACK: case REC_EVENT:
-	case REC_TABLE: case REC_ROW:
+	case REC_TABLE: case REC_ROW: case REC_SYMBOL:
+	case REC_IMAGE_SYMBOLS:
 		return 1;
 	}
 	return 0;

@@ -390,6 +390,59 @@ stream_write_stack(struct stream_writer *w, const struct stream_stack *s)
 	return rec_end(w);
 }
 
+int
+stream_write_symbol(struct stream_writer *w, const struct stream_symbol *s)
+{
+	stream_id fn[STREAM_INLINE_MAX], file[STREAM_INLINE_MAX];
+	stream_id function = intern_cstr(w, s->function);
+	stream_id sfile = intern_cstr(w, s->file);
+	uint32_t i, n = s->ninlines < STREAM_INLINE_MAX ? s->ninlines :
+	    STREAM_INLINE_MAX;
+	struct buf *b;
+
+	for (i = 0; i < n; i++) {
+		fn[i] = intern_cstr(w, s->inlines[i].function);
+		file[i] = intern_cstr(w, s->inlines[i].file);
+	}
+	b = rec_begin(w, REC_SYMBOL);
+	buf_put_var(b, s->id);
+	buf_put_var(b, s->image);
+	buf_put_var(b, s->address);
+	buf_put_var(b, function);
+	buf_put_var(b, s->offset);
+	buf_put_var(b, sfile);
+	buf_put_var(b, s->line);
+	buf_put_var(b, n);
+	for (i = 0; i < n; i++) {
+		buf_put_var(b, fn[i]);
+		buf_put_var(b, file[i]);
+		buf_put_var(b, s->inlines[i].line);
+	}
+	return rec_end(w);
+}
+
+int
+stream_write_image_symbols(struct stream_writer *w,
+    const struct stream_image_symbols *s)
+{
+	stream_id path = intern_cstr(w, s->pdb_path);
+	stream_id message = intern_cstr(w, s->message);
+	stream_id name = intern_cstr(w, s->pdb_name);
+	struct buf *b = rec_begin(w, REC_IMAGE_SYMBOLS);
+
+	buf_put_var(b, s->image);
+	buf_put_u8(b, s->status);
+	buf_put(b, s->pdb_guid, 16);
+	buf_put_var(b, s->pdb_age);
+	buf_put_var(b, name);
+	buf_put_var(b, path);
+	buf_put_var(b, message);
+	buf_put_var(b, s->frames);
+	buf_put_var(b, s->addresses);
+	buf_put_var(b, s->named);
+	return rec_end(w);
+}
+
 /* A typed value as the stream stores it: a type byte, then the value. */
 static void
 put_value(struct buf *b, const struct value *v)

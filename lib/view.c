@@ -21,6 +21,7 @@ static const struct view_ops *const views[] = {
 	&view_waits_ops,
 	&view_switches_ops,
 	&view_threadtime_ops,
+	&view_images_ops,
 };
 
 const struct view_ops *

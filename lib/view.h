@@ -84,5 +84,6 @@ extern const struct view_ops view_threads_ops;
 extern const struct view_ops view_waits_ops;
 extern const struct view_ops view_switches_ops;
 extern const struct view_ops view_threadtime_ops;
+extern const struct view_ops view_images_ops;
 
 #endif

@@ -45,6 +45,7 @@
 #define FRAMES_CAP	4096	/* frames of one stack with its parts */
 #define NAME_MAX_LEN	1024
 #define CHAIN_DEPTH	64	/* as the reader bounds head/next chains */
+#define PATH_INLINES	4096	/* inlined frames added to one path */
 
 enum by {
 	BY_PROCESS, BY_STACK, BY_FUNCTION, BY_MODULE
@@ -124,7 +125,7 @@ struct view {
 	uint64_t left_out_rows, idle_left_out, undefined_samples;
 	/* Scratch. */
 	uint64_t frames_buf[FRAMES_CAP];
-	uint32_t path_buf[FRAMES_CAP + 4];
+	uint32_t path_buf[FRAMES_CAP + 4 + PATH_INLINES];
 	char name_buf[NAME_MAX_LEN];
 };
 
@@ -323,9 +324,9 @@ name_id(struct view *v, const char *name, size_t len)
  * naming is the costly part of resolving.
  */
 static uint32_t
-frame_id(struct view *v, stream_id def, uint64_t addr)
+frame_id(struct view *v, stream_id def, uint64_t addr, uint64_t level)
 {
-	uint64_t site[2] = { def, addr };
+	uint64_t site[3] = { def, addr, level };
 	char name[NAME_MAX_LEN];
 	uint32_t id, *frame;
 	size_t len;
@@ -334,7 +335,8 @@ frame_id(struct view *v, stream_id def, uint64_t addr)
 	    (frame = slot(&v->site_frames, id - 1, sizeof(*frame))) == NULL)
 		return 0;
 	if (*frame == 0) {
-		len = frames_name(v->frames, def, addr, name, sizeof(name));
+		len = frames_name_at(v->frames, def, addr, (size_t)level, name,
+		    sizeof(name));
 		*frame = name_id(v, name, len < sizeof(name) ? len :
 		    sizeof(name) - 1);
 	}
@@ -395,6 +397,23 @@ key_frames(struct view *v, const struct stream_reader *r,
 	return (long)n;
 }
 
+/*
+ * Appends the frames of an address to the path: its function, then
+ * what etlsym found inlined there, outermost first, as WPA shows them.
+ */
+static void
+push_frames(struct view *v, stream_id def, uint64_t addr, size_t *n,
+    size_t *inlined)
+{
+	size_t k = frames_inlined(v->frames, def, addr);
+
+	v->path_buf[(*n)++] = frame_id(v, def, addr, UINT64_MAX);
+	while (k-- > 0 && *inlined < PATH_INLINES) {
+		v->path_buf[(*n)++] = frame_id(v, def, addr, k);
+		(*inlined)++;
+	}
+}
+
 /* The path of one key: process, pseudo frame, frames outermost first. */
 static int
 resolve_key(struct view *v, const struct stream_reader *r,
@@ -403,7 +422,7 @@ resolve_key(struct view *v, const struct stream_reader *r,
 	const struct proc *p = proctab_get(v->pt, key->proc);
 	const char *image;
 	long nframes = 0, i;
-	size_t n = 0, len;
+	size_t n = 0, len, inlined = 0;
 
 	image = proctab_str(v->pt, p->image, &len);
 	if ((v->path_buf[n++] = name_id(v, image, len)) == 0)
@@ -418,9 +437,9 @@ resolve_key(struct view *v, const struct stream_reader *r,
 		nframes = 0;
 	}
 	for (i = nframes - 1; i >= 0; i--)
-		v->path_buf[n++] = frame_id(v, key->def, v->frames_buf[i]);
+		push_frames(v, key->def, v->frames_buf[i], &n, &inlined);
 	if (nframes == 0 || v->frames_buf[0] != key->ip)
-		v->path_buf[n++] = frame_id(v, key->def, key->ip);
+		push_frames(v, key->def, key->ip, &n, &inlined);
 	for (i = 0; i < (long)n; i++)
 		if (v->path_buf[i] == 0)
 			return -1;

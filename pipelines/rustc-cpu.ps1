@@ -15,7 +15,8 @@ Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.cpu.folded         collapsed stacks, for flamegraph.pl, inferno or
                           speedscope
   NAME.cpu.svg            the flame graph
-Frames are named module!0xRVA until symbols are resolved.  -All takes
+Frames are named module!function by etlsym where the symbol path
+(_NT_SYMBOL_PATH) holds the image's PDB, module!0xRVA elsewhere.  -All takes
 every process of the trace, not only those of the build.  The tools are
 taken from PATH, or from the bin folder beside this script.  Runs under
 PowerShell 7 and Windows PowerShell 5.1 alike: the tools read and write
@@ -71,6 +72,16 @@ try {
 			    "rustdoc, build scripts) in the trace; -All takes " +
 			    "every process")
 		}
+	}
+	# A PDB that cannot be read leaves its frames unnamed; the rest goes on.
+	$named = Join-Path $tmp 'named.zst'
+	& etlsym @('-q', '-o', $named, $stream)
+	if ($LASTEXITCODE -ne 0) {
+		[Console]::Error.WriteLine("${me}: etlsym: some frames stay unnamed")
+	}
+	if ((Test-Path -LiteralPath $named) -and
+	    (Get-Item -LiteralPath $named).Length -gt 0) {
+		$stream = $named
 	}
 	$base = Join-Path $OutDir $name
 	$files = @{ process = 'processes'; stack = 'stacks';

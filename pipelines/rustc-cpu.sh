@@ -17,7 +17,8 @@
 #   NAME.cpu.folded         collapsed stacks, for flamegraph.pl,
 #                           inferno or speedscope
 #   NAME.cpu.svg            the flame graph
-# Frames are named module!0xRVA until symbols are resolved.
+# Frames are named module!function by etlsym where the symbol path
+# (_NT_SYMBOL_PATH) holds the image's PDB, module!0xRVA elsewhere.
 #
 # The tools are taken from PATH, or from the bin/ beside this script.
 
@@ -25,6 +26,10 @@ prog=rustc-cpu.sh
 synopsis="[-a] [-o dir] trace.etl"
 . "$(dirname "$0")/build-trace.sh"
 build_trace "$@"
+# A PDB that cannot be read leaves its frames unnamed; the rest goes on.
+etlsym -q -o "$tmp/named.zst" "$stream" ||
+    echo "$prog: etlsym: some frames stay unnamed" >&2
+[ -s "$tmp/named.zst" ] && stream=$tmp/named.zst
 for by in process stack function module; do
 	etlagg -o "$tmp/$by.zst" cpu --by $by "$stream" ||
 	    die "etlagg cpu --by $by failed"

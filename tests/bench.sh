@@ -104,3 +104,56 @@ if [ -z "$1" ] && command -v etlsynth >/dev/null; then
 	run "etlagg waits --by stack (stream)" \
 	    "etlagg waits --by stack '$out/waits.zst'" waits
 fi
+# Address mode against llvm-symbolizer --inlines, on the same PDB and the
+# same addresses (every procedure's start and middle of the corpus's
+# rustc-built PDB, ten times over), and etlsym on the stream of a trace
+# whose rustc_driver DLL has that PDB.
+sym_bench() {
+	dir=${ETL_CORPUS:-$top/../shared/corpus}/pdb
+	name=Native_x64_RustC_Rust_debuginfo2_v1.58.1
+	llvm=$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer)
+	if [ ! -f "$dir/$name.exe" ] || [ -z "$llvm" ]; then
+		echo "symbolizer: skipped (no corpus PDB or no llvm-symbolizer)"
+		return
+	fi
+	awk -F'\t' '$3 ~ /PROC32$/ { print $1; printf "0x%x\n",
+	    strtonum($1) + int($4 / 2) }' "$dir/$name.oracle.tsv" \
+	    >"$out/addrs1" 2>/dev/null
+	[ -s "$out/addrs1" ] || awk -F'\t' 'function h(s,  i, n) {
+		s = tolower(substr(s, 3))
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n }
+	    $3 ~ /PROC32$/ { print $1; printf "0x%x\n", h($1) + int($4 / 2) }' \
+	    "$dir/$name.oracle.tsv" >"$out/addrs1"
+	for i in 1 2 3 4 5 6 7 8 9 10; do cat "$out/addrs1"; done >"$out/addrs"
+	n=$(wc -l <"$out/addrs" | tr -d ' ')
+	t0=$(date +%s.%N)
+	etlsym -e "$dir/$name.exe" -i <"$out/addrs" >"$out/etlsym.out"
+	t1=$(date +%s.%N)
+	"$llvm" --obj="$dir/$name.exe" --relative-address --inlines \
+	    <"$out/addrs" >"$out/llvm.out" 2>/dev/null
+	t2=$(date +%s.%N)
+	awk -v n="$n" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+		e = b - a; l = c - b
+		printf "etlsym -e -i: %d addresses in %.3f s (%.0f/s); " \
+		    "llvm-symbolizer --inlines: %.3f s (%.0f/s); %.1fx\n",
+		    n, e, n / e, l, n / l, l / e }'
+	if command -v etlsynth >/dev/null; then
+		etlsynth --events 2000000 --seed 1 --pdb \
+		    "rustc_driver-6a4f21c5a1e9d7b3.dll=$dir/$name.pdb" \
+		    -o "$out/pdb.etl" 2>/dev/null &&
+		    etlcat -q -o "$out/pdb.zst" "$out/pdb.etl" || return
+		mkdir -p "$out/sym" && cp "$dir/$name.pdb" "$out/sym/"
+		rm -f "$out/pdb.etl"
+		bytes=$(wc -c <"$out/pdb.zst")
+		run "etlcat -f (a stream of $((bytes / 1000000)) MB, 2 M events)" \
+		    "etlcat -q -f '$out/pdb.zst'" pass
+		run "etlsym -y DIR (its rustc_driver PDB in DIR)" \
+		    "etlsym -q -f -y '$out/sym' '$out/pdb.zst'" sym
+		awk -v a="$secs_pass" -v b="$secs_sym" 'BEGIN {
+			printf "etlsym: %.2fx the time of passing the stream " \
+			    "through etlcat\n", b / a }'
+	fi
+}
+sym_bench

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every source file compiles for Windows with mingw-w64 (the POSIX-only
-# calls stay behind _WIN32 in lib/platform.c).  The three libraries'
+# calls stay behind _WIN32 in lib/platform.c).  The libraries'
 # headers are taken from the build machine; linking needs their Windows
 # builds, which this test does not have.
 
@@ -11,10 +11,15 @@ if ! command -v $cc >/dev/null; then
 	skip mingw "no $cc (apt-get install gcc-mingw-w64-x86-64)"
 	exit 0
 fi
-for h in zstd.h zstd_errors.h csv.h pcre2.h; do
+for h in zstd.h zstd_errors.h csv.h pcre2.h mspack.h curl/curl.h; do
 	f=$(echo '#include <'$h'>' | cc -E -M -x c - 2>/dev/null |
 	    tr ' ' '\n' | grep "/$h\$" | head -1)
-	[ -n "$f" ] && cp "$f" "$tmp/" || { skip mingw "no $h"; exit 0; }
+	[ -n "$f" ] || { skip mingw "no $h"; exit 0; }
+	# curl.h comes with the other headers of its directory.
+	case $h in
+	*/*) mkdir -p "$tmp/${h%/*}" && cp "${f%/*}"/*.h "$tmp/${h%/*}/" ;;
+	*) cp "$f" "$tmp/" ;;
+	esac
 done
 for src in "$ETL_TOP"/lib/*.c "$ETL_TOP"/tools/*.c; do
 	if $cc -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror \
