@@ -95,11 +95,12 @@ stream_mode(struct sym_path *sp, int argc, char *argv[], const char *out,
     int force, int verbose)
 {
 	struct stream_reader *r;
+	struct cli_inputs in;
 	struct run run;
 	FILE *fp;
 	int status = CLI_OK, i;
 
-	fp = cli_open_output(out, 1, force);
+	fp = cli_open_output(out, 1, force, argc, argv);
 	memset(&run, 0, sizeof(run));
 	run.out = out;
 	r = stream_reader_new(STREAM_KEEP_STACKS);
@@ -107,9 +108,11 @@ stream_mode(struct sym_path *sp, int argc, char *argv[], const char *out,
 	run.ss = sym_stream_new(sp, "etlsym");
 	if (r == NULL || run.w == NULL || run.ss == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	cli_inputs_init(&in, r);
+	in.quiet = verbose < 0;
 	for (i = 0; i < (argc > 0 ? argc : 1); i++) {
 		run.open = 0;
-		if (cli_read_stream(argc > 0 ? argv[i] : "-", r, pump, &run) !=
+		if (cli_read_stream(&in, argc > 0 ? argv[i] : "-", pump, &run) !=
 		    CLI_OK)
 			status = CLI_DATA_ERROR;
 		/* A section cut short still gets its symbols. */
@@ -122,7 +125,7 @@ stream_mode(struct sym_path *sp, int argc, char *argv[], const char *out,
 		status = CLI_DATA_ERROR;
 	sym_stream_free(run.ss);
 	stream_reader_free(r);
-	if (cli_close_output(fp, out) != CLI_OK)
+	if (cli_close_output(fp, out, in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }
@@ -320,6 +323,7 @@ main(int argc, char *argv[])
 	int status, i;
 
 	cli_init(argv[0]);
+	argv[0] = (char *)cli_progname();
 	while ((ch = getopt_long(argc, argv, "e:fio:qvy:", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
