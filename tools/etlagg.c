@@ -205,7 +205,7 @@ parse_args(int argc, char *argv[], struct args *a)
 	}
 	a->vargc = 1;
 	for (i = 0; i < nv; i++) {
-		size_t len = strcspn(vopt[i] + 2, "=");
+		size_t len;
 		char name[64];
 
 		/* Only a second value does not start with "--". */
@@ -213,6 +213,7 @@ parse_args(int argc, char *argv[], struct args *a)
 			a->vargv[a->vargc++] = vopt[i];
 			continue;
 		}
+		len = strcspn(vopt[i] + 2, "=");
 		snprintf(name, sizeof(name), "%.*s", (int)len, vopt[i] + 2);
 		if (!view_has_option(a->ops, name)) {
 			cli_warn("view %s has no option --%s", a->ops->name,

@@ -165,6 +165,10 @@ check_eq heapsnap-diff-total "$got" "$want"
 rows=$(cols "$tmp/d" a_bytes b_bytes growth_bytes |
     awk '$3 != $2 - $1' | wc -l | tr -d ' ')
 check_eq heapsnap-diff-rows "$rows" 0
+# --diff A B after the files, as etlagg takes options anywhere after
+# the view's name: the same table.
+etlagg heapsnap "$st" --diff 1 2 | etlreport -f csv | csv_lf >"$tmp/d2"
+same heapsnap-diff-after-files "$tmp/d2" "$tmp/d"
 
 # A lost chunk: the snapshot is listed, incomplete, saying what is missing.
 if etlsynth --scenario memory-lossy -o "$tmp/lossy.etl" &&
