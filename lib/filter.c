@@ -287,8 +287,8 @@ add_kind(struct filter *f, const char *item)
 		f->kinds |= 1u << kind;
 	else
 		return set_error(f, "unknown kind '%s' (kinds: generic, "
-		    "process, thread, image, sample, alloc, heap, cswitch, "
-		    "ready, lost, query, stack)", item);
+		    "process, thread, image, sample, alloc, heap, heapsnap, "
+		    "cswitch, ready, lost, query, stack)", item);
 	return 0;
 }
 

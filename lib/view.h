@@ -27,6 +27,12 @@ struct view_ops {
 	 * own (so that both mix in any order, with the files); NULL if none.
 	 */
 	const struct option *options;
+	/*
+	 * Those of its options that take a second value, the word after
+	 * the first ("--diff A B"), NULL-terminated; NULL if none.  etlagg
+	 * hands that word on after the option.
+	 */
+	const char *const *pair_options;
 	/* The names of the tables it writes and merges, NULL-terminated. */
 	const char *const *tables;
 	/*

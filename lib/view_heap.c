@@ -66,14 +66,17 @@ struct view {
 
 static void heap_destroy_view(struct view *v);
 
+static const char *const tables[] = { "heap", NULL };
+
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, 'a' },
+	{ "by", required_argument, NULL, 'b' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 heap_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "by", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
 	int ch, bad = 0;
@@ -89,8 +92,8 @@ heap_create(int argc, char *argv[], int *used)
 		else if (ch == 'b' && strcmp(optarg, "process") == 0)
 			v->by = BY_PROCESS;
 		else if (ch == 'b' && (v->by = memstacks_parse_by(optarg)) < 0) {
-			fprintf(stderr, "heap: --by wants process, stack, "
-			    "function or module, not '%s'\n", optarg);
+			view_warn("heap: --by wants process, stack, "
+			    "function or module, not '%s'", optarg);
 			bad = 1;
 		} else if (ch != 'b')
 			bad = 1;
@@ -622,6 +625,8 @@ const struct view_ops view_heap_ops = {
 	.summary = "heap allocations (Heap Trace Provider) outstanding and "
 	    "freed by process, allocating stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
+	.tables = tables,
 	.create = heap_create,
 	.record = heap_record,
 	.finish = heap_finish,

@@ -62,24 +62,30 @@ parse_number(const char *opt, const char *arg, uint32_t *out)
 	unsigned long n = strtoul(arg, &end, 10);
 
 	if (end == arg || *end != '\0' || n == 0 || n > UINT32_MAX) {
-		fprintf(stderr, "heapsnap: %s wants a snapshot number (1, 2, "
-		    "...), not '%s'\n", opt, arg);
+		view_warn("heapsnap: %s wants a snapshot number (1, 2, "
+		    "...), not '%s'", opt, arg);
 		return -1;
 	}
 	*out = (uint32_t)n;
 	return 0;
 }
 
+static const char *const tables[] = { "heapsnap", NULL };
+
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, 'a' },
+	{ "by", required_argument, NULL, 'b' },
+	{ "diff", required_argument, NULL, 'd' },
+	{ "snapshot", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* --diff A B: B is the word after A. */
+static const char *const pair_options[] = { "diff", NULL };
+
 static struct view *
 heapsnap_create(int argc, char *argv[], int *used)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "diff", required_argument, NULL, 'd' },
-		{ "snapshot", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
 	int ch, bad = 0;
@@ -98,8 +104,8 @@ heapsnap_create(int argc, char *argv[], int *used)
 			if (strcmp(optarg, "process") == 0)
 				v->by = BY_PROCESS;
 			else if ((v->by = memstacks_parse_by(optarg)) < 0) {
-				fprintf(stderr, "heapsnap: --by wants process, "
-				    "stack, function or module, not '%s'\n",
+				view_warn("heapsnap: --by wants process, "
+				    "stack, function or module, not '%s'",
 				    optarg);
 				bad = 1;
 			}
@@ -350,10 +356,10 @@ write_stacks(struct view *v, struct stream_writer *w)
 		cols[k++] = (struct stream_column){ "module", VAL_STR, "" };
 	n = k;
 	if (v->diff) {
-		cols[n++] = (struct stream_column){ "count_a", VAL_U64, "" };
-		cols[n++] = (struct stream_column){ "bytes_a", VAL_U64, "B" };
-		cols[n++] = (struct stream_column){ "count_b", VAL_U64, "" };
-		cols[n++] = (struct stream_column){ "bytes_b", VAL_U64, "B" };
+		cols[n++] = (struct stream_column){ "a_count", VAL_U64, "" };
+		cols[n++] = (struct stream_column){ "a_bytes", VAL_U64, "B" };
+		cols[n++] = (struct stream_column){ "b_count", VAL_U64, "" };
+		cols[n++] = (struct stream_column){ "b_bytes", VAL_U64, "B" };
 		cols[n++] = (struct stream_column){ "growth_count", VAL_I64,
 		    "" };
 		cols[n++] = (struct stream_column){ "growth_bytes", VAL_I64,
@@ -470,6 +476,9 @@ const struct view_ops view_heapsnap_ops = {
 	.summary = "WPR heap snapshots: the snapshots, or the live blocks "
 	    "of one by allocation stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
+	.pair_options = pair_options,
+	.tables = tables,
 	.create = heapsnap_create,
 	.record = heapsnap_record,
 	.finish = heapsnap_finish,

@@ -105,28 +105,31 @@ parse_seconds(const char *opt, const char *arg, int64_t *ns)
 	double s = strtod(arg, &end);
 
 	if (end == arg || *end != '\0' || !isfinite(s) || fabs(s) > 9e9) {
-		fprintf(stderr, "vmem: %s wants seconds from the trace start, "
-		    "not '%s'\n", opt, arg);
+		view_warn("vmem: %s wants seconds from the trace start, "
+		    "not '%s'", opt, arg);
 		return -1;
 	}
 	*ns = llround(s * 1e9);
 	return 0;
 }
 
+static const char *const tables[] = { "vmem", "vmem_timeline", NULL };
+
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, 'a' },
+	{ "at", required_argument, NULL, 'A' },
+	{ "by", required_argument, NULL, 'b' },
+	{ "from", required_argument, NULL, 'f' },
+	{ "step", required_argument, NULL, 's' },
+	{ "timeline", no_argument, NULL, 'T' },
+	{ "to", required_argument, NULL, 't' },
+	{ "weight", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "at", required_argument, NULL, 'A' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "step", required_argument, NULL, 's' },
-		{ "timeline", no_argument, NULL, 'T' },
-		{ "to", required_argument, NULL, 't' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch, have_from = 0, have_to = 0, have_at = 0;
 	int64_t step;
 	char *end;
@@ -146,8 +149,8 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			if (strcmp(optarg, "process") == 0)
 				v->by = BY_PROCESS;
 			else if ((v->by = memstacks_parse_by(optarg)) < 0) {
-				fprintf(stderr, "vmem: --by wants process, "
-				    "stack, function or module, not '%s'\n",
+				view_warn("vmem: --by wants process, "
+				    "stack, function or module, not '%s'",
 				    optarg);
 				return -1;
 			}
@@ -162,8 +165,8 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			step = llround(strtod(optarg, &end) * 1e6);
 			if (end == optarg || *end != '\0' || step <= 0 ||
 			    step > INT64_MAX / 1000) {
-				fprintf(stderr, "vmem: --step wants a positive "
-				    "number of milliseconds, not '%s'\n",
+				view_warn("vmem: --step wants a positive "
+				    "number of milliseconds, not '%s'",
 				    optarg);
 				return -1;
 			}
@@ -181,8 +184,8 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			if (strcmp(optarg, "committed") == 0)
 				v->weight_committed = 1;
 			else if (strcmp(optarg, "outstanding") != 0) {
-				fprintf(stderr, "vmem: --weight wants "
-				    "outstanding or committed, not '%s'\n",
+				view_warn("vmem: --weight wants "
+				    "outstanding or committed, not '%s'",
 				    optarg);
 				return -1;
 			}
@@ -192,15 +195,15 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 		}
 	}
 	if (have_at && (have_from || have_to)) {
-		fprintf(stderr, "vmem: --at excludes --from and --to\n");
+		view_warn("vmem: --at excludes --from and --to");
 		return -1;
 	}
 	if (have_from != have_to) {
-		fprintf(stderr, "vmem: --from and --to go together\n");
+		view_warn("vmem: --from and --to go together");
 		return -1;
 	}
 	if (have_from && v->from > v->to) {
-		fprintf(stderr, "vmem: --from is after --to\n");
+		view_warn("vmem: --from is after --to");
 		return -1;
 	}
 	v->window = have_from;
@@ -895,6 +898,8 @@ const struct view_ops view_vmem_ops = {
 	.summary = "committed virtual memory (VirtualAlloc) by process, "
 	    "committing stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
+	.tables = tables,
 	.create = vmem_create,
 	.record = vmem_record,
 	.finish = vmem_finish,

@@ -101,6 +101,19 @@ view_has_option(const struct view_ops *ops, const char *name)
 	return 0;
 }
 
+/* Whether the view's option `opt` ("name" or "name=value") takes two. */
+static int
+is_pair_option(const struct view_ops *ops, const char *opt)
+{
+	size_t j, len = strcspn(opt, "=");
+
+	for (j = 0; ops->pair_options != NULL && ops->pair_options[j]; j++)
+		if (strlen(ops->pair_options[j]) == len &&
+		    strncmp(ops->pair_options[j], opt, len) == 0)
+			return 1;
+	return 0;
+}
+
 /* "--name" or "--name=value", as the view's getopt_long reads it again. */
 static char *
 view_token(const char *name, const char *value)
@@ -169,6 +182,11 @@ parse_args(int argc, char *argv[], struct args *a)
 		case OPT_VIEW:
 			vopt[nv++] = view_token(all[idx].name,
 			    all[idx].has_arg ? optarg : NULL);
+			/* Its second value, known once the view is. */
+			if (a->ops != NULL && is_pair_option(a->ops,
+			    all[idx].name) && optind < argc &&
+			    (vopt[nv++] = strdup(argv[optind++])) == NULL)
+				cli_fatal(CLI_DATA_ERROR, "out of memory");
 			if (strcmp(all[idx].name, "merge") == 0)
 				a->merge = 1;
 			break;
@@ -187,9 +205,15 @@ parse_args(int argc, char *argv[], struct args *a)
 	}
 	a->vargc = 1;
 	for (i = 0; i < nv; i++) {
-		size_t len = strcspn(vopt[i] + 2, "=");
+		size_t len;
 		char name[64];
 
+		/* Only a second value does not start with "--". */
+		if (strncmp(vopt[i], "--", 2) != 0) {
+			a->vargv[a->vargc++] = vopt[i];
+			continue;
+		}
+		len = strcspn(vopt[i] + 2, "=");
 		snprintf(name, sizeof(name), "%.*s", (int)len, vopt[i] + 2);
 		if (!view_has_option(a->ops, name)) {
 			cli_warn("view %s has no option --%s", a->ops->name,

@@ -25,6 +25,23 @@ usage_error() {
 }
 usage_error bad-kind "etlfilter: unknown kind 'samples' (kinds: " \
     --kind sample,samples
+# The kinds --help lists are the ones the message lists, the manual's,
+# and each is accepted.
+kinds_help=$(etlfilter --help | sed -n '/^  --kind/,/^  --provider/p' |
+    sed '$d; s/.*event kinds://' | tr ', ' '\n\n' | grep . | xargs)
+kinds_msg=$(etlfilter --kind x </dev/null 2>&1 | sed 's/.*(kinds: //; s/)$//' |
+    tr ', ' '\n\n' | grep . | xargs)
+kinds_man=$(sed -n '/^\.It Fl \\-kind/,/^\.It Fl/p' \
+    "${ETL_TOP:-.}/man/etlfilter.1" | grep '^\.Cm' | sed 's/^\.Cm //' |
+    tr ', ' '\n\n' | grep . | xargs)
+check_eq kinds-help-message "$kinds_help" "$kinds_msg"
+check_eq kinds-help-man "$kinds_help" "$kinds_man"
+bad=
+for k in $kinds_help; do
+	etlfilter --kind "$k" </dev/null 2>&1 | grep -q 'unknown kind' &&
+	    bad="$bad $k"
+done
+check_eq kinds-accepted "$bad" ""
 usage_error bad-time "etlfilter: bad time '2020-13-01T00:00:00Z': " \
     --from 2020-13-01T00:00:00Z
 usage_error bad-seconds "etlfilter: bad time '1.5s': " --to 1.5s

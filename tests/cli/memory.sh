@@ -35,7 +35,8 @@ cols() {
 	    {
 		line = ""
 		for (i = 1; i <= n; i++) {
-			v = $(at[w[i]])
+			# A column the table lacks shows, not the whole line.
+			v = w[i] in at ? $(at[w[i]]) : "no-column-" w[i]
 			if (v == "") v = "-"
 			line = line (i > 1 ? " " : "") v
 		}
@@ -69,13 +70,13 @@ check_model() {
 	etlfilter --kind alloc,heap,process "$st" | etlreport -f csv |
 	    csv_lf | sed 1d | awk -f "$model" >"$tmp/$id.model"
 	csv vmem "$st" >"$tmp/$id.vmem"
-	cols "$tmp/$id.vmem" pid start committed_bytes decommitted_bytes \
+	cols "$tmp/$id.vmem" pid start_s committed_bytes decommitted_bytes \
 	    outstanding_bytes peak_outstanding_bytes commits frees \
 	    before_trace_bytes | sort >"$tmp/$id.vmem.got"
 	model_of "$tmp/$id.model" vmem >"$tmp/$id.vmem.want"
 	same "model-vmem-$id" "$tmp/$id.vmem.got" "$tmp/$id.vmem.want"
 	csv heap "$st" >"$tmp/$id.heap"
-	cols "$tmp/$id.heap" pid start allocated_bytes freed_bytes allocs \
+	cols "$tmp/$id.heap" pid start_s allocated_bytes freed_bytes allocs \
 	    frees outstanding_count outstanding_bytes unmatched_frees |
 	    sort >"$tmp/$id.heap.got"
 	model_of "$tmp/$id.model" heap >"$tmp/$id.heap.want"
@@ -114,13 +115,13 @@ for ptr in 4 8; do
 			continue
 		fi
 		csv vmem "$tmp/$id.zst" >"$tmp/v"
-		cols "$tmp/v" pid start committed_bytes decommitted_bytes \
+		cols "$tmp/v" pid start_s committed_bytes decommitted_bytes \
 		    outstanding_bytes peak_outstanding_bytes commits frees \
 		    before_trace_bytes | to_ns | sort >"$tmp/got"
 		manifest "$m" vmem 2 3 5 6 7 8 9 10 11 >"$tmp/want"
 		same "manifest-vmem-$id" "$tmp/got" "$tmp/want"
 		csv heap "$tmp/$id.zst" >"$tmp/h"
-		cols "$tmp/h" pid start allocated_bytes freed_bytes allocs \
+		cols "$tmp/h" pid start_s allocated_bytes freed_bytes allocs \
 		    frees outstanding_count outstanding_bytes unmatched_frees |
 		    to_ns | sort >"$tmp/got"
 		manifest "$m" heap 2 3 5 6 7 8 9 10 11 >"$tmp/want"
@@ -161,9 +162,13 @@ got=$(cols "$tmp/d" growth_bytes | awk '{ s += $1 } END { print s }')
 want=$(awk -F'\t' '$1 == "snapshot" { b[$3] = $5 }
     END { print b[2] - b[1] }' "$tmp/p8.etl.manifest.tsv")
 check_eq heapsnap-diff-total "$got" "$want"
-rows=$(cols "$tmp/d" bytes_a bytes_b growth_bytes |
+rows=$(cols "$tmp/d" a_bytes b_bytes growth_bytes |
     awk '$3 != $2 - $1' | wc -l | tr -d ' ')
 check_eq heapsnap-diff-rows "$rows" 0
+# --diff A B after the files, as etlagg takes options anywhere after
+# the view's name: the same table.
+etlagg heapsnap "$st" --diff 1 2 | etlreport -f csv | csv_lf >"$tmp/d2"
+same heapsnap-diff-after-files "$tmp/d2" "$tmp/d"
 
 # A lost chunk: the snapshot is listed, incomplete, saying what is missing.
 if etlsynth --scenario memory-lossy -o "$tmp/lossy.etl" &&
@@ -191,13 +196,13 @@ fi
 
 # Impacting bytes are the change of outstanding bytes over the window.
 out_at() {
-	csv vmem --at "$1" "$st" | cols /dev/stdin pid start \
+	csv vmem --at "$1" "$st" | cols /dev/stdin pid start_s \
 	    outstanding_bytes | sort
 }
 out_at 0.004 >"$tmp/t0"
 out_at 0.040 >"$tmp/t1"
 csv vmem --from 0.004 --to 0.040 "$st" >"$tmp/w"
-cols "$tmp/w" pid start impacting_bytes | sort >"$tmp/got"
+cols "$tmp/w" pid start_s impacting_bytes | sort >"$tmp/got"
 awk 'FNR == NR { before[$1 " " $2] = $3; next }
     { print $1, $2, $3 - before[$1 " " $2] }' "$tmp/t0" "$tmp/t1" |
     sort >"$tmp/want"
@@ -205,7 +210,7 @@ same vmem-window-impacting "$tmp/got" "$tmp/want"
 
 # The timeline: rustc.exe's first life drops to zero when it exits.
 csv vmem --timeline --step 1 "$st" >"$tmp/tl"
-check_eq vmem-timeline-exit "$(cols "$tmp/tl" time pid start \
+check_eq vmem-timeline-exit "$(cols "$tmp/tl" time_s pid start_s \
     outstanding_bytes | awk '$2 == 2100 && $3 == "0.001000100"' |
     tail -1)" "0.021012100 2100 0.001000100 0"
 
@@ -219,13 +224,13 @@ for ptr in 4 8; do
 		continue
 	fi
 	csv vmem "$tmp/$id.zst" >"$tmp/v"
-	cols "$tmp/v" pid start committed_bytes decommitted_bytes | to_ns |
+	cols "$tmp/v" pid start_s committed_bytes decommitted_bytes | to_ns |
 	    sort >"$tmp/got"
 	awk -F'\t' '$1 == "process" && $7 + $8 > 0 { print $2, $3, $7, $8 }' \
 	    "$tmp/$id.etl.manifest.tsv" | sort >"$tmp/want"
 	same "manifest-vmem-$id" "$tmp/got" "$tmp/want"
 	csv heap "$tmp/$id.zst" >"$tmp/h"
-	cols "$tmp/h" pid start outstanding_bytes | to_ns |
+	cols "$tmp/h" pid start_s outstanding_bytes | to_ns |
 	    awk '$3 != 0' | sort >"$tmp/got"
 	awk -F'\t' '$1 == "process" && $9 > 0 { print $2, $3, $9 }' \
 	    "$tmp/$id.etl.manifest.tsv" | sort >"$tmp/want"
