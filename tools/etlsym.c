@@ -55,7 +55,8 @@ usage(FILE *fp, int status)
 		    "in to\n"
 		    "  --demangle        demangle names (standard input when "
 		    "none)\n"
-		    "  --help            this text;  --version  the version\n"
+		    "  --help            this text\n"
+		    "  --version         the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	exit(status);
 }
