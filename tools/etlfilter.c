@@ -275,7 +275,11 @@ main(int argc, char *argv[])
 	check(f, filter_compile(f));
 
 	fp = cli_open_output(out, 1, force, argc, argv);
-	r = stream_reader_new(0);
+	/*
+	 * The filter decides on an event's head, and a kept event passes on
+	 * as it was read: decoding its fields would be work for nothing.
+	 */
+	r = stream_reader_new(STREAM_EVENT_HEADS);
 	w = stream_writer_new(fp, 1);
 	if (r == NULL || w == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
