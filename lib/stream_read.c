@@ -302,13 +302,13 @@ top_up(struct stream_reader *r)
 static int
 whole_frame(struct stream_reader *r)
 {
-	const unsigned char *src = r->inbuf + r->in.pos;
+	const unsigned char *src = (const unsigned char *)r->in.src + r->in.pos;
 	size_t len = ZSTD_findFrameCompressedSize(src, r->in.size - r->in.pos);
 	size_t n;
 
 	if (ZSTD_isError(len)) {
 		top_up(r);
-		src = r->inbuf + r->in.pos;
+		src = (const unsigned char *)r->in.src + r->in.pos;
 		len = ZSTD_findFrameCompressedSize(src, r->in.size - r->in.pos);
 		if (ZSTD_isError(len))
 			return -1;
