@@ -4,7 +4,7 @@
 #   make demo       install missing build dependencies, build, run the demo
 #   make check      build and run the test suite (unit, CLI, corpus)
 #   make check-asan the same suite under AddressSanitizer and UBSan
-#   make bench      throughput figures against cat and zstd -1
+#   make bench      instructions per event, throughput against zstd -1
 #   make fuzz       each libFuzzer target in tests/fuzz for FUZZ_SECONDS
 #                   (clang with its fuzzer runtime; FUZZ_TARGETS=fuzz_etl ...)
 #   make install    PREFIX=/usr/local DESTDIR=

@@ -399,7 +399,8 @@ const unsigned char *stream_captured(const struct stream_writer *w,
 struct stream_reader;
 
 enum stream_reader_flags {
-	STREAM_KEEP_STACKS = 1 << 0	/* keep stack definitions for lookup */
+	STREAM_KEEP_STACKS = 1 << 0,	/* keep stack definitions for lookup */
+	STREAM_EVENT_HEADS = 1 << 1	/* events come with their head only */
 };
 
 /* @return : NULL if out of memory. */

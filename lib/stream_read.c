@@ -28,7 +28,8 @@
 #include "stream_sniff.h"
 
 #define ARENA_CHUNK	(256 * 1024)
-#define INBUF_SIZE	(128 * 1024)
+/* Room for any whole frame, so that most decompress in one call. */
+#define INBUF_SIZE	ZSTD_COMPRESSBOUND(STREAM_FRAME_MAX)
 #define DEF_FIXED	(16u << 20)	/* definition bytes any stream may use */
 #define DEF_RATIO	64u		/* ... plus this times its input bytes */
 #define STACK_VISITS	1024		/* parts of one stack, joined */
@@ -443,6 +444,56 @@ frame_damage(const struct stream_reader *r)
 }
 
 /*
+ * Moves what is left of the input buffer to its front and reads more
+ * after it, so that a frame cut by the buffer's end may fit whole.
+ */
+static void
+top_up(struct stream_reader *r)
+{
+	size_t left = r->in.size - r->in.pos;
+
+	if (r->fp == NULL || r->in_eof || r->in.pos == 0)
+		return;
+	memmove(r->inbuf, r->inbuf + r->in.pos, left);
+	r->in_offset += r->in.pos;
+	r->in.pos = 0;
+	r->in.size = left + fread(r->inbuf + left, 1, INBUF_SIZE - left, r->fp);
+}
+
+/*
+ * The common case: a whole frame in the input buffer, decompressed in
+ * one call straight into r->frame (streaming goes through zstd's own
+ * window and copies every byte once more).  A frame that does not fit
+ * the buffer, or that does not decompress, is left to the streaming
+ * path, which says what is wrong with it.
+ * @return : 0, or -1 to stream the frame instead.
+ */
+static int
+whole_frame(struct stream_reader *r)
+{
+	const unsigned char *src = (const unsigned char *)r->in.src + r->in.pos;
+	size_t len = ZSTD_findFrameCompressedSize(src, r->in.size - r->in.pos);
+	size_t n;
+
+	if (ZSTD_isError(len)) {
+		top_up(r);
+		src = (const unsigned char *)r->in.src + r->in.pos;
+		len = ZSTD_findFrameCompressedSize(src, r->in.size - r->in.pos);
+		if (ZSTD_isError(len))
+			return -1;
+	}
+	n = ZSTD_decompressDCtx(r->dctx, r->frame, STREAM_FRAME_MAX, src, len);
+	if (ZSTD_isError(n)) {
+		ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+		return -1;
+	}
+	r->in.pos += len;
+	r->frame_len = n;
+	r->pos = 0;
+	return 0;
+}
+
+/*
  * Decompresses the next whole frame into r->frame.
  * @return : STREAM_OK, STREAM_EOF at a clean end, or STREAM_ERROR.
  */
@@ -457,6 +508,8 @@ next_frame(struct stream_reader *r)
 		return read_failed(r) ? reader_fail(r, r->in_offset,
 		    "read error: %s", strerror(errno)) : STREAM_EOF;
 	r->frame_offset = r->in_offset + r->in.pos;
+	if (whole_frame(r) == 0)
+		return STREAM_OK;
 	for (;;) {
 		ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
 		if (ZSTD_isError(ret) && (why = frame_damage(r)) != NULL)
@@ -490,22 +543,61 @@ str_of(const struct stream_reader *r, uint64_t id)
 	return s ? s : "";
 }
 
+/*
+ * cursor_var() inlined, for the fields of events, which every reader
+ * decodes for every event: a call for each byte cost more than the rest
+ * of the parse.
+ */
+static inline uint64_t
+get_var(struct cursor *c)
+{
+	const unsigned char *p = c->p;
+	uint64_t v = 0;
+	unsigned shift;
+
+	if (c->bad)
+		return 0;
+	for (shift = 0; shift < 64 && p < c->end; shift += 7) {
+		unsigned b = *p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if ((b & 0x80) == 0) {
+			c->p = p;
+			return v;
+		}
+	}
+	c->bad = 1;		/* cut short, or more than ten bytes */
+	return 0;
+}
+
+static inline int64_t
+get_svar(struct cursor *c)
+{
+	uint64_t v = get_var(c);
+
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 static int
 get_value(struct cursor *c, struct value *v)
 {
 	uint64_t bits;
 
-	v->type = cursor_u8(c);
+	if (c->bad || c->p == c->end) {
+		c->bad = 1;
+		return -1;
+	}
+	v->type = *c->p++;
 	switch (v->type) {
 	case VAL_I64:
 	case VAL_NS:
-		v->v.i = cursor_svar(c);
+		v->v.i = get_svar(c);
 		break;
 	case VAL_U64:
 	case VAL_HEX:
 	case VAL_UTC:
 	case VAL_BOOL:
-		v->v.u = cursor_var(c);
+		v->v.u = get_var(c);
 		break;
 	case VAL_F64:
 		bits = cursor_u64(c);
@@ -777,11 +869,14 @@ parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
 	ev->h.pid = le32(head + 16);
 	ev->h.tid = le32(head + 20);
 	ev->h.cls = le32(head + 24);
-	n = cursor_var(c);
+	/* A pass that wants only definitions: the fields would cost more. */
+	if (r->flags & STREAM_EVENT_HEADS)
+		return 0;
+	n = get_var(c);
 	if (n > STREAM_EVENT_FIELDS_MAX)
 		return -1;
 	for (i = 0; i < n; i++) {
-		r->fields[i].name = str_of(r, cursor_var(c));
+		r->fields[i].name = str_of(r, get_var(c));
 		if (get_value(c, &r->fields[i].val) != 0)
 			return -1;
 	}

@@ -215,4 +215,5 @@ const struct view_ops view_stats_ops = {
 	.record = stats_record,
 	.finish = stats_finish,
 	.destroy = stats_destroy,
+	.reader_flags = STREAM_EVENT_HEADS,	/* counts classes, not fields */
 };

@@ -1,31 +1,124 @@
 #!/bin/sh
-# make bench: throughput of the tools on a synthetic rustc-build trace,
-# next to cat and zstd -1 over the same file, with the peak RSS of each
-# stage.  The trace (1 GiB by default; BENCH_SIZE=bytes to change) is made
-# once by etlsynth and kept in build/bench/.
+# make bench: two kinds of figures.
+#
+# Instructions per event (valgrind --tool=callgrind), on small fixed
+# traces: testdata/sample.etl and an etlsynth trace with plain buffers.
+# They do not depend on the machine's speed or load, so a change in them
+# is a change in the code (or in the compiler, libc or libzstd); they
+# skip with a message when valgrind is absent.
+#
+# Throughput of the tools on synthetic rustc-build traces, one with
+# compressed buffers and one with plain buffers (1 GiB each by default;
+# BENCH_SIZE=bytes to change), next to cat and zstd -1 over the same
+# file, with the peak RSS of each stage, and the ratios of etlcat and of
+# the 4-stage pipeline to zstd -1 against issue 13's targets (etlcat
+# 1.0x on plain buffers, 1.5x on compressed ones; the pipeline 1.5x on
+# plain buffers).  The traces are made once by etlsynth and kept in
+# build/bench/.
 #
 # Usage: sh tests/bench.sh [trace.etl]
+#   With a trace: the throughput figures of that trace only.
+#   BENCH_SIZE=bytes      size of the generated traces (default 1 GiB)
+#   BENCH_RUNS=n          time each command n times, keep the best
+#                         (default 1)
+#   BENCH_PARTS="..."     which parts to run: instructions, timing,
+#                         views (memory views beside cpu), waits
+#                         (context switches), symbols (etlsym against
+#                         llvm-symbolizer); default all
+#   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
-trace=${1:-$top/build/bench/rustc-build-$size.etl}
+runs=${BENCH_RUNS:-1}
+parts=${BENCH_PARTS:-instructions timing views waits symbols}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
-if [ ! -f "$trace" ]; then
-	command -v etlsynth >/dev/null || { echo "bench: no etlsynth" >&2; exit 1; }
-	mkdir -p "$(dirname "$trace")"
-	echo "bench: generating $trace ($size bytes)" >&2
-	etlsynth --scenario rustc-build --size "$size" --seed 1 --compress \
-	    -o "$trace" || exit 1
-fi
-bytes=$(wc -c <"$trace")
-mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
-cat "$trace" >/dev/null		# warm the page cache for every run alike
-
 timer=
 [ -x /usr/bin/time ] && timer=/usr/bin/time
+
+# The pipeline of issue 13's second target, after etlcat.
+filter_args="-p rustc"
+agg_args="cpu --by stack"
+report_args="-f folded"
+
+# events TRACE: the number of events etlcat decodes from TRACE.
+events() {
+	etlcat -q "$1" 2>/dev/null | etlagg stats 2>/dev/null |
+	    etlreport -f csv 2>/dev/null | tr -d '\r' |
+	    awk -F, 'NR > 1 { s += $NF } END { print s + 0 }'
+}
+
+# gen_trace FILE ARGS...: makes FILE with etlsynth unless it is there.
+gen_trace() {
+	file=$1
+	shift
+	[ -f "$file" ] && return 0
+	command -v etlsynth >/dev/null ||
+	    { echo "bench: no etlsynth (make build/etlsynth)" >&2; return 1; }
+	mkdir -p "$(dirname "$file")"
+	echo "bench: generating $file" >&2
+	etlsynth --scenario rustc-build "$@" -o "$file" >/dev/null ||
+	    { rm -f "$file"; return 1; }
+}
+
+# ---- Instructions per event ----
+
+# instr CMD...: the instructions CMD runs, its output to $out/stage.
+instr() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	    --log-file="$out/vg.log" "$@" >"$out/stage" 2>/dev/null
+	awk '/Collected :/ { print $NF }' "$out/vg.log"
+}
+
+# instr_row NAME EVENTS CMD...: one line of the table.
+instr_row() {
+	name=$1 ev=$2
+	shift 2
+	n=$(instr "$@")
+	printf '%-44s %14s %10s\n' "$name" "$n" \
+	    "$(awk -v n="$n" -v e="$ev" 'BEGIN {
+		if (n == "" || e == 0) print "n/a"; else printf "%.0f", n / e }')"
+}
+
+# instructions_of TRACE: etlcat, then each stage of the pipeline over the
+# output of the stage before it, kept in files, so each counts alone.
+instructions_of() {
+	ev=$(events "$1")
+	echo "$(basename "$1"): $ev events, $(wc -c <"$1" | tr -d ' ') bytes"
+	printf '%-44s %14s %10s\n' stage instructions "per event"
+	instr_row "etlcat" "$ev" etlcat -q "$1"
+	mv "$out/stage" "$out/s1"
+	instr_row "etlfilter $filter_args" "$ev" etlfilter -q $filter_args \
+	    "$out/s1"
+	mv "$out/stage" "$out/s2"
+	instr_row "etlagg $agg_args" "$ev" etlagg -q $agg_args "$out/s2"
+	mv "$out/stage" "$out/s3"
+	instr_row "etlreport $report_args" "$ev" etlreport -q $report_args \
+	    "$out/s3"
+	instr_row "etlagg stats (of etlcat's stream)" "$ev" etlagg -q stats \
+	    "$out/s1"
+	instr_row "zstd -1 (of the .etl)" "$ev" zstd -1 -q -c "$1"
+	rm -f "$out"/s[123] "$out/stage"
+}
+
+bench_instructions() {
+	if ! command -v valgrind >/dev/null; then
+		echo "bench: no valgrind: instructions per event skipped" \
+		    "(apt-get install valgrind)"
+		return 0
+	fi
+	synth=$top/build/bench/ipe-20000-plain.etl
+	gen_trace "$synth" --events 20000 --seed 1 || return 1
+	echo "== instructions per event (valgrind --tool=callgrind)"
+	instructions_of "$top/testdata/sample.etl"
+	echo
+	instructions_of "$synth"
+	echo
+}
+
+# ---- Throughput ----
 
 # Wraps each stage of a pipeline in $timer, which writes the stage's
 # "seconds maxrss" to its own file.
@@ -43,13 +136,23 @@ staged() {
 	printf '%s' "$result"
 }
 
-# run NAME PIPELINE VAR: prints the time, throughput and peak RSS of
-# each stage, and keeps the seconds in secs_VAR.
+# run NAME PIPELINE VAR: prints the time (the best of $runs), throughput
+# and peak RSS of each stage, and keeps the seconds in secs_VAR.
 run() {
-	start=$(date +%s.%N)
-	sh -c "$(staged "$2")" >/dev/null || echo "bench: $1 failed" >&2
-	end=$(date +%s.%N)
-	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	secs=
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rm -f "$out"/rss.*
+		start=$(date +%s.%N)
+		sh -c "$(staged "$2")" >/dev/null 2>"$out/err" ||
+		    echo "bench: $1 failed: $(head -c 200 "$out/err")" >&2
+		end=$(date +%s.%N)
+		secs=$(awk -v a="$start" -v b="$end" -v best="$secs" 'BEGIN {
+			t = b - a
+			if (best != "" && best < t) t = best
+			printf "%.3f", t }')
+		i=$((i + 1))
+	done
 	rss=$(cat "$out"/rss.* 2>/dev/null |
 	    awk '{ printf "%s%d", (NR > 1 ? "+" : ""), $2 / 1024 }')
 	rm -f "$out"/rss.*
@@ -59,56 +162,111 @@ run() {
 	eval "secs_$3=$secs"
 }
 
-events=$(etlcat -q "$trace" | etlagg stats | etlreport -f csv |
-    tr -d '\r' | awk -F, 'NR > 1 { s += $NF } END { print s + 0 }')
-echo "trace: $trace, $mb MB, $events events"
-echo "machine: $(nproc) cores, $(uname -sm), $(date -u +%Y-%m-%d)"
-printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
-run "cat" "cat '$trace'" cat
-run "zstd -1" "zstd -1 -q -c '$trace'" zstd
-run "etlcat" "etlcat -q '$trace'" etlcat
-run "etlcat | etlagg stats | etlreport -f csv" \
-    "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
-run "etlcat | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" \
-    "etlcat -q '$trace' | etlfilter -p rustc | etlagg cpu --by stack | etlreport -f folded" cpu
-# The views alone, on the trace decoded once: the memory views beside cpu.
-etlcat -q "$trace" >"$out/trace.zst" || echo "bench: etlcat failed" >&2
-for view in "cpu --by stack" "vmem --by stack" "heap --by stack"; do
-	run "etlagg $view (decoded stream)" \
-	    "etlagg $view '$out/trace.zst'" "view_$(echo "$view" | cut -d' ' -f1)"
-done
-awk -v e="$events" -v a="$secs_etlcat" -v z="$secs_zstd" 'BEGIN {
-	printf "etlcat: %.2f M events/s; %.2fx the time of zstd -1\n",
-	    e / a / 1e6, a / z }'
+# ratio NAME SECS TARGET: NAME's time against zstd -1's, and the target
+# (none if -).
+ratio() {
+	awk -v n="$1" -v a="$2" -v z="$secs_zstd" -v t="$3" 'BEGIN {
+		r = a / z
+		printf "  %-22s %5.2fx zstd -1", n, r
+		if (t != "-")
+			printf " (target %sx: %s)", t,
+			    r <= t ? "met" : "not met"
+		printf "\n" }'
+}
+
+# timing_of TRACE TARGET PIPELINE-TARGET: the timing table of TRACE and
+# the ratios to zstd -1 of etlcat and of the 4-stage pipeline.
+timing_of() {
+	trace=$1
+	bytes=$(wc -c <"$trace")
+	mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+	cat "$trace" >/dev/null	# warm the page cache for every run alike
+	ev=$(events "$trace")
+	echo "trace: $trace, $mb MB, $ev events"
+	printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
+	run "cat" "cat '$trace'" cat
+	run "zstd -1" "zstd -1 -q -c '$trace'" zstd
+	run "etlcat" "etlcat -q '$trace'" etlcat
+	run "etlcat | etlagg stats | etlreport -f csv" \
+	    "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
+	run "etlcat | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
+	    "etlcat -q '$trace' | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
+	    cpu
+	awk -v e="$ev" -v a="$secs_etlcat" 'BEGIN {
+		printf "etlcat: %.2f M events/s\n", e / a / 1e6 }'
+	ratio etlcat "$secs_etlcat" "$2"
+	ratio "4-stage pipeline" "$secs_cpu" "$3"
+	echo
+}
+
+bench_timing() {
+	echo "machine: $(nproc) cores, $(uname -sm), $(date -u +%Y-%m-%d)"
+	if [ $# -gt 0 ]; then
+		timing_of "$1" 1.0 1.5
+		return
+	fi
+	plain=$top/build/bench/rustc-build-$size-plain.etl
+	comp=$top/build/bench/rustc-build-$size.etl
+	gen_trace "$plain" --size "$size" --seed 1 || return 1
+	gen_trace "$comp" --size "$size" --seed 1 --compress || return 1
+	echo "== plain buffers"
+	timing_of "$plain" 1.0 1.5
+	echo "== compressed buffers"
+	timing_of "$comp" 1.5 -
+}
+
+# ---- The views alone ----
+
+# The memory views beside cpu, each alone on the compressed trace decoded
+# once, so that they compare without the decoding.
+bench_views() {
+	comp=$top/build/bench/rustc-build-$size.etl
+	gen_trace "$comp" --size "$size" --seed 1 --compress || return 1
+	etlcat -q -o "$out/trace.zst" "$comp" ||
+	    { echo "bench: etlcat failed" >&2; return 1; }
+	bytes=$(wc -c <"$out/trace.zst")
+	echo "== the views on the decoded stream of $comp"
+	for view in "cpu --by stack" "vmem --by stack" "heap --by stack"; do
+		run "etlagg $view (decoded stream)" \
+		    "etlagg $view '$out/trace.zst'" \
+		    "view_$(echo "$view" | cut -d' ' -f1)"
+	done
+	rm -f "$out/trace.zst"
+	echo
+}
 
 # Context switches: etlagg threads and waits --by stack on a synthetic
 # schedule (etlsynth --scenario waits; BENCH_WAITS_SIZE bytes, 64 MiB by
 # default), made once and kept in build/bench/.
-wsize=${BENCH_WAITS_SIZE:-67108864}
-wtrace=$top/build/bench/waits-$wsize.etl
-if [ -z "$1" ] && command -v etlsynth >/dev/null; then
+bench_waits() {
+	wsize=${BENCH_WAITS_SIZE:-67108864}
+	wtrace=$top/build/bench/waits-$wsize.etl
+	command -v etlsynth >/dev/null ||
+	    { echo "bench: no etlsynth: waits skipped"; return 0; }
 	if [ ! -f "$wtrace" ]; then
+		mkdir -p "$(dirname "$wtrace")"
 		echo "bench: generating $wtrace ($wsize bytes)" >&2
 		etlsynth --scenario waits --size "$wsize" --seed 1 \
-		    -o "$wtrace" || exit 1
+		    -o "$wtrace" || return 1
 	fi
-	trace=$wtrace
-	bytes=$(wc -c <"$trace")
-	cat "$trace" >/dev/null
-	etlcat -q -o "$out/waits.zst" "$trace"
-	echo "trace: $trace, $(awk -v b="$bytes" 'BEGIN {
+	bytes=$(wc -c <"$wtrace")
+	cat "$wtrace" >/dev/null
+	etlcat -q -o "$out/waits.zst" "$wtrace"
+	echo "== context switches: $wtrace, $(awk -v b="$bytes" 'BEGIN {
 	    printf "%.1f", b / 1e6 }') MB; the views read its stream"
-	run "etlcat" "etlcat -q '$trace'" wcat
+	run "etlcat" "etlcat -q '$wtrace'" wcat
 	bytes=$(wc -c <"$out/waits.zst")
 	run "etlagg threads (stream)" "etlagg threads '$out/waits.zst'" threads
 	run "etlagg waits --by stack (stream)" \
 	    "etlagg waits --by stack '$out/waits.zst'" waits
-fi
+	echo
+}
+
 # Address mode against llvm-symbolizer --inlines, on the same PDB and the
 # same addresses (every procedure's start and middle of the corpus's
 # rustc-built PDB, ten times over), and etlsym on the stream of a trace
 # whose rustc_driver DLL has that PDB.
-sym_bench() {
+bench_symbols() {
 	dir=${ETL_CORPUS:-$top/../shared/corpus}/pdb
 	name=Native_x64_RustC_Rust_debuginfo2_v1.58.1
 	llvm=$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer)
@@ -156,4 +314,19 @@ sym_bench() {
 			    "through etlcat\n", b / a }'
 	fi
 }
-sym_bench
+
+
+if [ $# -gt 0 ]; then
+	bench_timing "$1"
+	exit
+fi
+for part in $parts; do
+	case $part in
+	instructions)	bench_instructions ;;
+	timing)		bench_timing ;;
+	views)		bench_views ;;
+	waits)		bench_waits ;;
+	symbols)	bench_symbols ;;
+	*)		echo "bench: unknown part $part" >&2; exit 2 ;;
+	esac
+done

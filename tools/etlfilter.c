@@ -124,15 +124,19 @@ write_record(struct stream_writer *w, const struct stream_record *rec,
  * reported by the second pass, which meets them at the same place.
  */
 static void
-scan_input(struct filter *f, struct stream_reader *r, FILE *fp,
-    const char *name)
+scan_input(struct filter *f, FILE *fp, const char *name)
 {
 	struct stream_record rec;
+	struct stream_reader *r;
 
+	/* The scan needs no event's fields: its own reader skips them. */
+	if ((r = stream_reader_new(STREAM_EVENT_HEADS)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	stream_reader_open_file(r, fp, name);
 	while (stream_reader_next(r, &rec) == STREAM_OK)
 		if (filter_scan(f, r, &rec) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
+	stream_reader_free(r);
 	rewind(fp);
 }
 
@@ -155,7 +159,7 @@ filter_input(struct cli_inputs *in, const char *path, struct filter *f,
 	if ((fp = cli_input_open(in, path, filter_needs_scan(f))) == NULL)
 		return CLI_DATA_ERROR;
 	if (filter_needs_scan(f)) {
-		scan_input(f, in->r, fp, in->name);
+		scan_input(f, fp, in->name);
 		stream_reader_open_file(in->r, fp, in->name);
 	}
 	while ((st = stream_reader_next(in->r, &rec)) == STREAM_OK) {
@@ -271,7 +275,11 @@ main(int argc, char *argv[])
 	check(f, filter_compile(f));
 
 	fp = cli_open_output(out, 1, force, argc, argv);
-	r = stream_reader_new(0);
+	/*
+	 * The filter decides on an event's head, and a kept event passes on
+	 * as it was read: decoding its fields would be work for nothing.
+	 */
+	r = stream_reader_new(STREAM_EVENT_HEADS);
 	w = stream_writer_new(fp, 1);
 	if (r == NULL || w == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");

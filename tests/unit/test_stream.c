@@ -3,6 +3,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -199,6 +200,105 @@ test_not_a_stream(void)
 	fclose(fp);
 }
 
+/* The ip of event i of write_noisy(): no two frames compress alike. */
+static uint64_t
+noisy_ip(uint64_t i)
+{
+	return (i * 6364136223846793005ULL + 1442695040888963407ULL) >> 8;
+}
+
+/*
+ * Events whose fields barely compress, so that the compressed frames
+ * (about 1 MiB each) straddle the reader's input buffer.
+ */
+static void
+write_noisy(FILE *fp, int nevents)
+{
+	struct stream_writer *w = stream_writer_new(fp, 1);
+	struct stream_field f = { "ip", { .type = VAL_HEX } };
+	struct stream_event ev = { .h = { .kind = EV_SAMPLE, .pid = 100,
+	    .tid = 200, .cls = 1 }, .nfields = 1, .fields = &f };
+	struct stream_end e = { 0 };
+	int i;
+
+	REQUIRE(w != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	for (i = 0; i < nevents; i++) {
+		ev.h.ts = i;
+		f.val.v.u = noisy_ip((uint64_t)i);
+		CHECK(stream_write_event(w, &ev) == 0);
+	}
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+}
+
+/*
+ * Frames larger than the input buffer holds at once, read from a file
+ * (whole or streamed across refills), give every event back; a reader
+ * of heads only gives the same records, heads and bodies, without the
+ * fields.
+ */
+static void
+test_big_frames(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_reader *h = stream_reader_new(STREAM_EVENT_HEADS);
+	struct stream_record a, b;
+	enum stream_status st, st2;
+	int events = 0, bad = 0;
+	unsigned char *mem;
+	long size;
+
+	REQUIRE(fp != NULL && r != NULL && h != NULL);
+	write_noisy(fp, 600000);
+	size = ftell(fp);
+	CHECK(size > 3 * (1L << 20));
+	mem = malloc((size_t)size);
+	REQUIRE(mem != NULL);
+	rewind(fp);
+	REQUIRE(fread(mem, 1, (size_t)size, fp) == (size_t)size);
+
+	rewind(fp);
+	stream_reader_open_file(r, fp, "tmp");
+	while ((st = stream_reader_next(r, &a)) == STREAM_OK)
+		if (a.type == REC_EVENT) {
+			bad += a.u.event.h.ts != events ||
+			    a.u.event.nfields != 1 ||
+			    a.u.event.fields[0].val.v.u !=
+			    noisy_ip((uint64_t)events);
+			events++;
+		}
+	CHECK_EQ_INT(st, STREAM_EOF);
+	CHECK_EQ_INT(events, 600000);
+	CHECK_EQ_INT(bad, 0);
+
+	/* In step: the whole stream from memory, the heads from the file. */
+	rewind(fp);
+	stream_reader_open_mem(r, mem, (size_t)size, "mem");
+	stream_reader_open_file(h, fp, "tmp");
+	bad = 0;
+	while ((st = stream_reader_next(r, &a)) == STREAM_OK) {
+		if ((st2 = stream_reader_next(h, &b)) != STREAM_OK)
+			break;
+		bad += a.type != b.type || a.body_len != b.body_len ||
+		    memcmp(a.body, b.body, a.body_len) != 0;
+		if (a.type == REC_EVENT)
+			bad += b.u.event.nfields != 0 ||
+			    memcmp(&a.u.event.h, &b.u.event.h,
+			    sizeof(a.u.event.h)) != 0;
+	}
+	if (st != STREAM_EOF)
+		printf("  %s\n", stream_reader_error(r));
+	CHECK_EQ_INT(st, STREAM_EOF);
+	CHECK_EQ_INT(stream_reader_next(h, &b), STREAM_EOF);
+	CHECK_EQ_INT(bad, 0);
+	free(mem);
+	stream_reader_free(r);
+	stream_reader_free(h);
+	fclose(fp);
+}
+
 int
 main(void)
 {
@@ -207,5 +307,6 @@ main(void)
 	RUN(test_truncated);
 	RUN(test_cut_section);
 	RUN(test_not_a_stream);
+	RUN(test_big_frames);
 	HARNESS_EXIT();
 }
