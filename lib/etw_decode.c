@@ -475,6 +475,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 	struct fields fs = { d->fields, 0 };
 	struct etw_kernel k;
 	uint32_t image_slot = NO_SLOT;
+	struct qentry *e;
 	int hook = hook_of(ev), owns;
 
 	if (d->failed)
@@ -503,11 +504,17 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return 0;	/* absorbed into definitions */
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
-	if (etw_queue_event(d, &sev, ev, owns ? owner_tid(ev, &k, &sev) :
-	    ETL_NO_ID, image_slot) == NULL) {
+	if ((e = etw_queue_event(d, &sev, ev, owns ? owner_tid(ev, &k, &sev) :
+	    ETL_NO_ID, image_slot)) == NULL) {
 		d->failed = 1;
 		return -1;
 	}
+	/*
+	 * A ReadyThread names no readying thread: the one running on its
+	 * processor is our guess, and its walk may say another (a DPC's, 0),
+	 * so it stays a candidate without a thread id too (5.6 step 3).
+	 */
+	e->tid_guessed = sev.h.kind == EV_READY && ev->tid == ETL_NO_ID;
 	return 0;
 }
 

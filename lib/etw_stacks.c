@@ -162,7 +162,8 @@ await_user_part(struct etw_decoder *d, uint32_t tid, stream_id kernel,
  * The queued event that owns a stack walk for time `ts` on thread `tid`
  * logged on `cpu` (5.6 steps 1 to 3), or NULL.  Of several on the thread
  * (idle samples: thread 0 runs on every processor) the one on the walk's
- * own processor wins.
+ * own processor wins.  An event whose thread the decoder guessed counts
+ * as one without a thread id too.
  */
 static struct qentry *
 find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
@@ -181,7 +182,8 @@ find_owner(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu)
 			return e;
 		if (e->tid == tid && same_tid == NULL)
 			same_tid = e;
-		if (e->tid == ETL_NO_ID && e->cpu == cpu && same_cpu == NULL)
+		if ((e->tid == ETL_NO_ID || e->tid_guessed) && e->cpu == cpu &&
+		    same_cpu == NULL)
 			same_cpu = e;
 	}
 	return same_tid != NULL ? same_tid : same_cpu;

@@ -48,6 +48,7 @@ struct qentry {
 	uint8_t stackable;	/* may own a stack walk */
 	uint8_t has_stack;
 	uint8_t sample;		/* a SampledProfile */
+	uint8_t tid_guessed;	/* tid is what ran on cpu, not in the event */
 };
 
 /* An image waiting for the writing of its definition. */

@@ -469,17 +469,9 @@ sched_warn(const struct sched *s, const char *view)
 
 int
 sched_options(int argc, char *argv[], int *used, const char *view,
-    const char *const *bys, int nby, int *by, int64_t *from, int64_t *to,
-    unsigned *flags, struct sched *s)
+    const struct option *longopts, const char *const *bys, int nby,
+    int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "tid", required_argument, NULL, 'i' },
-		{ "to", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 }
-	};
 	uint32_t tids[SCHED_TIDS_MAX];
 	size_t ntids = 0;
 	char *p, *end;
@@ -490,14 +482,14 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'a':
+		case SCHED_OPT_ADDRESSES:
 			*flags |= FRAMES_ADDRESSES;
 			break;
-		case 'b':
+		case SCHED_OPT_BY:
 			for (i = 0; i < nby && strcmp(optarg, bys[i]) != 0; i++)
 				continue;
 			if (i == nby) {
-				fprintf(stderr, "%s: --by wants", view);
+				fprintf(stderr, "etlagg: %s: --by wants", view);
 				for (i = 0; i < nby; i++)
 					fprintf(stderr, "%s %s", i ? "," : "",
 					    bys[i]);
@@ -506,17 +498,17 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 			}
 			*by = i;
 			break;
-		case 'i':
+		case SCHED_OPT_TID:
 			for (p = optarg; s != NULL && *p != '\0';
 			    p = *end == ',' ? end + 1 : end) {
 				unsigned long v = strtoul(p, &end, 10);
 
 				if (end == p || (*end != ',' && *end != '\0') ||
 				    v > UINT32_MAX || ntids == SCHED_TIDS_MAX) {
-					fprintf(stderr, "%s: --tid wants up to "
-					    "%d thread ids and commas, not "
-					    "'%s'\n", view, SCHED_TIDS_MAX,
-					    optarg);
+					fprintf(stderr, "etlagg: %s: --tid "
+					    "wants up to %d thread ids and "
+					    "commas, not '%s'\n", view,
+					    SCHED_TIDS_MAX, optarg);
 					return -1;
 				}
 				tids[ntids++] = (uint32_t)v;
@@ -525,13 +517,15 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 				return -1;
 			sched_set_tids(s, tids, ntids);
 			break;
-		case 'f':
-		case 't':
-			if (sched_parse_seconds(optarg, ch == 'f' ? from : to)
-			    != 0) {
-				fprintf(stderr, "%s: --%s wants seconds from "
-				    "the trace's start, not '%s'\n", view,
-				    ch == 'f' ? "from" : "to", optarg);
+		case SCHED_OPT_FROM:
+		case SCHED_OPT_TO:
+			if (sched_parse_seconds(optarg, ch == SCHED_OPT_FROM ?
+			    from : to) != 0) {
+				fprintf(stderr, "etlagg: %s: --%s wants "
+				    "seconds from the trace's start, not "
+				    "'%s'\n", view,
+				    ch == SCHED_OPT_FROM ? "from" : "to",
+				    optarg);
 				return -1;
 			}
 			break;

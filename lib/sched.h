@@ -27,6 +27,7 @@
 #ifndef SCHED_H
 #define SCHED_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "stream.h"
@@ -131,14 +132,23 @@ void sched_stack_text(struct frames *f, const struct stream_reader *r,
     stream_id id, uint32_t pid, int which, char *buf, size_t cap);
 
 /*
- * Parses a wait view's options: --by one of `bys` (nby of them; *by the
- * index; nby 0: no --by), --from and --to seconds, --addresses (*flags
- * gets FRAMES_ADDRESSES), --tid list (into s, when not NULL).
+ * Parses a wait view's options, those of `longopts` (the view's own
+ * table, which etlagg reads too; each entry's val one of the SCHED_OPT_
+ * letters): --by one of `bys` (nby of them; *by the index), --from and
+ * --to seconds, --addresses (*flags gets FRAMES_ADDRESSES), --tid list
+ * (into s, when not NULL).
  * @return : 0, or -1 after a message.
  */
+enum {
+	SCHED_OPT_ADDRESSES = 'a',
+	SCHED_OPT_BY = 'b',
+	SCHED_OPT_FROM = 'f',
+	SCHED_OPT_TID = 'i',
+	SCHED_OPT_TO = 't'
+};
 int sched_options(int argc, char *argv[], int *used, const char *view,
-    const char *const *bys, int nby, int *by, int64_t *from, int64_t *to,
-    unsigned *flags, struct sched *s);
+    const struct option *longopts, const char *const *bys, int nby,
+    int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s);
 
 /*
  * Prints the trace health warnings on stderr (etl-events-2.md 2.1):

@@ -108,6 +108,15 @@ name_section(struct view *v, const struct stream_reader *r)
 	return 0;
 }
 
+/* Its options, for etlagg and sched_options(). */
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, SCHED_OPT_ADDRESSES },
+	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "tid", required_argument, NULL, SCHED_OPT_TID },
+	{ "to", required_argument, NULL, SCHED_OPT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 switches_create(int argc, char *argv[], int *used)
 {
@@ -119,8 +128,8 @@ switches_create(int argc, char *argv[], int *used)
 	if (v == NULL)
 		return NULL;
 	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "switches", NULL, 0, &by, &from,
-	    &to, &flags, v->s) != 0 ||
+	    sched_options(argc, argv, used, "switches", longopts, NULL, 0,
+	    &by, &from, &to, &flags, v->s) != 0 ||
 	    (v->frames = frames_new(flags)) == NULL) {
 		sched_free(v->s);
 		free(v);
@@ -257,6 +266,7 @@ const struct view_ops view_switches_ops = {
 	.usage = "[--addresses] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "one row per switch-in, as WPA's CPU Usage (Precise) table",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
 	.create = switches_create,
 	.record = switches_record,
 	.finish = switches_finish,

@@ -29,6 +29,15 @@ struct view {
 	int by;
 };
 
+/* Its options, for etlagg and sched_options(). */
+static const struct option longopts[] = {
+	{ "by", required_argument, NULL, SCHED_OPT_BY },
+	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "tid", required_argument, NULL, SCHED_OPT_TID },
+	{ "to", required_argument, NULL, SCHED_OPT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 threads_create(int argc, char *argv[], int *used)
 {
@@ -39,8 +48,8 @@ threads_create(int argc, char *argv[], int *used)
 	if (v == NULL)
 		return NULL;
 	if ((v->s = sched_new(NULL, NULL)) == NULL ||
-	    sched_options(argc, argv, used, "threads", by_names, 2, &v->by,
-	    &from, &to, &flags, v->s) != 0) {
+	    sched_options(argc, argv, used, "threads", longopts, by_names, 2,
+	    &v->by, &from, &to, &flags, v->s) != 0) {
 		sched_free(v->s);
 		free(v);
 		return NULL;
@@ -169,6 +178,7 @@ const struct view_ops view_threads_ops = {
 	    "[--tid list]",
 	.summary = "running, ready and waiting time per thread, from "
 	    "context switches (CPU Usage (Precise))",
+	.options = longopts,
 	.create = threads_create,
 	.record = threads_record,
 	.finish = threads_finish,

@@ -198,6 +198,16 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 
 static const char *const by_names[] = { "stack" };
 
+/* Its options, for etlagg and sched_options(). */
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, SCHED_OPT_ADDRESSES },
+	{ "by", required_argument, NULL, SCHED_OPT_BY },
+	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "tid", required_argument, NULL, SCHED_OPT_TID },
+	{ "to", required_argument, NULL, SCHED_OPT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 threadtime_create(int argc, char *argv[], int *used)
 {
@@ -208,8 +218,8 @@ threadtime_create(int argc, char *argv[], int *used)
 	if (v == NULL)
 		return NULL;
 	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "threadtime", by_names, 1, &by,
-	    &v->from, &v->to, &flags, v->s) != 0) {
+	    sched_options(argc, argv, used, "threadtime", longopts, by_names,
+	    1, &by, &v->from, &v->to, &flags, v->s) != 0) {
 		sched_free(v->s);
 		free(v);
 		return NULL;
@@ -294,6 +304,7 @@ const struct view_ops view_threadtime_ops = {
 	.summary = "CPU samples and blocked time in one tree by ns (Thread "
 	    "Time)",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
 	.create = threadtime_create,
 	.record = threadtime_record,
 	.finish = threadtime_finish,

@@ -204,6 +204,16 @@ waits_record(struct view *v, const struct stream_reader *r,
 	return 0;
 }
 
+/* Its options, for etlagg and sched_options(). */
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, SCHED_OPT_ADDRESSES },
+	{ "by", required_argument, NULL, SCHED_OPT_BY },
+	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "tid", required_argument, NULL, SCHED_OPT_TID },
+	{ "to", required_argument, NULL, SCHED_OPT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
 static struct view *
 waits_create(int argc, char *argv[], int *used)
 {
@@ -214,8 +224,8 @@ waits_create(int argc, char *argv[], int *used)
 	if (v == NULL)
 		return NULL;
 	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "waits", by_names, 5, &v->by,
-	    &from, &to, &flags, v->s) != 0) {
+	    sched_options(argc, argv, used, "waits", longopts, by_names, 5,
+	    &v->by, &from, &to, &flags, v->s) != 0) {
 		sched_free(v->s);
 		free(v);
 		return NULL;
@@ -339,6 +349,7 @@ const struct view_ops view_waits_ops = {
 	.summary = "blocked time by where threads waited, split into waiting "
 	    "and ready, with the readying thread",
 	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
 	.create = waits_create,
 	.record = waits_record,
 	.finish = waits_finish,

@@ -43,6 +43,17 @@ else
 	skip stackjoins-synth "no etlsynth (make builds it into build/)"
 fi
 
+# A ReadyThread from a timer DPC just after the processor's thread exited:
+# the event names no readying thread and its walk says thread 0, not the
+# thread the decoder saw last on that processor; the walk still reaches
+# it (5.6 step 3), so no ReadyThread of the sample is without a stack.
+etlcat -o "$tmp/sample.zst" "$ETL_TOP/testdata/sample.etl" 2>"$tmp/err"
+check_eq stackjoins-ready-dpc "$(etlreport -f csv "$tmp/sample.zst" |
+    csv_lf | awk -F, '$6 == "ready" && $4 != 0 && $10 ~ /flags=0x1$/ {
+	n++; if ($9 == 0) bare++ } END { print n + 0, bare + 0 }')" "4 0"
+check_eq stackjoins-sample-orphaned "$(grep -c 'stack walks without' \
+    "$tmp/err")" 0
+
 if [ ! -d "$ETL_CORPUS/etl" ]; then
 	skip stackjoins-corpus "no corpus at $ETL_CORPUS (set ETL_CORPUS)"
 	exit 0
