@@ -199,7 +199,7 @@ WIN_CFLAGS   ?= -O2
 WIN_DIR      := build-windows
 WIN_DEPS     := $(WIN_DIR)/deps
 WIN_EXTRA_etlsym ?= curl mspack
-WIN_LIB_EXCLUDE  ?=
+WIN_LIB_EXCLUDE  ?= lib/sym_download.c lib/sym_path.c
 WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
                 -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
 WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)

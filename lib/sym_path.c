@@ -193,15 +193,6 @@ sym_path_verbosity(struct sym_path *sp, int level, const char *prog)
 	sp->prog = prog;
 }
 
-void
-sym_key(const unsigned char g[16], uint32_t age, char out[41])
-{
-	snprintf(out, 41, "%02X%02X%02X%02X%02X%02X%02X%02X"
-	    "%02X%02X%02X%02X%02X%02X%02X%02X%X",
-	    g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6],
-	    g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15], age);
-}
-
 const char *
 sym_safe_name(const char *recorded, char *out, size_t cap)
 {
@@ -268,7 +259,7 @@ guid_text(const unsigned char g[16], uint32_t age, char *out, size_t cap)
 {
 	char key[41];
 
-	sym_key(g, age, key);
+	value_format_pdb_key(g, age, key);
 	snprintf(out, cap, "%.8s-%.4s-%.4s-%.4s-%.12s age %u", key, key + 8,
 	    key + 12, key + 16, key + 20, age);
 }
@@ -587,7 +578,7 @@ sym_path_find(struct sym_path *sp, const char *recorded,
 		out->status = SYM_NOT_FOUND;
 		return 0;
 	}
-	sym_key(guid, age, s.key);
+	value_format_pdb_key(guid, age, s.key);
 	if (beside != NULL && try_dir(&s, beside))
 		return 0;
 	if (try_mapped(&s, recorded))

@@ -89,9 +89,6 @@ int sym_path_find(struct sym_path *sp, const char *recorded,
 int sym_path_find_image(struct sym_path *sp, const char *recorded,
     uint32_t timestamp, uint32_t size, struct sym_pe *pe);
 
-/* The key directory of a PDB in a store: GUID hex and age hex. */
-void sym_key(const unsigned char guid[16], uint32_t age, char out[41]);
-
 /* The last path component of a recorded name, checked; NULL if unsafe. */
 const char *sym_safe_name(const char *recorded, char *out, size_t cap);
 

@@ -566,7 +566,7 @@ sym_stream_summary(struct sym_stream *s, FILE *fp, int verbose)
 			continue;
 		}
 		shown++;
-		sym_key(e->guid, e->age, key);
+		value_format_pdb_key(e->guid, e->age, key);
 		fprintf(fp, "%s: %s: %s %s: %s%s%s (%llu frames, %llu of %llu "
 		    "addresses named)\n", s->prog, e->image, e->name, key,
 		    status_names[e->status], *e->path ? " " : "", e->path,

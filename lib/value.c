@@ -275,3 +275,12 @@ value_format(const struct value *val, char *buf, size_t cap)
 		return put(buf, cap, "", 0);
 	}
 }
+
+void
+value_format_pdb_key(const unsigned char g[16], uint32_t age, char out[41])
+{
+	snprintf(out, 41, "%02X%02X%02X%02X%02X%02X%02X%02X"
+	    "%02X%02X%02X%02X%02X%02X%02X%02X%X",
+	    g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6],
+	    g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15], age);
+}

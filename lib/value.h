@@ -56,4 +56,11 @@ size_t value_format(const struct value *val, char *buf, size_t cap);
 /* Formats a 16-byte Windows GUID as 8-4-4-4-12 lower-case hex into buf[37]. */
 void value_format_guid(const unsigned char guid[16], char buf[37]);
 
+/*
+ * The key of a PDB in a symbol store ("name.pdb/KEY/name.pdb"): its
+ * GUID as 32 upper-case hex digits, then its age in hex.
+ */
+void value_format_pdb_key(const unsigned char guid[16], uint32_t age,
+    char out[41]);
+
 #endif

@@ -73,7 +73,7 @@ add(struct view *v, const struct stream_reader *r,
 	text[1] = im != NULL ? im->path : "";
 	text[2] = base_name(is->pdb_name);
 	if (memcmp(is->pdb_guid, zero, 16) != 0)
-		sym_key(is->pdb_guid, is->pdb_age, key);
+		value_format_pdb_key(is->pdb_guid, is->pdb_age, key);
 	text[3] = key;
 	text[4] = is->status < sizeof(status_names) / sizeof(status_names[0])
 	    ? status_names[is->status] : "?";
