@@ -128,7 +128,8 @@ w etlreport -f csv -o "$wdir\\événements.csv" "$wdir\\trace é ü.zst"
 same windows-unicode-path-csv "$dir/événements.csv" "$tmp/s.l.csv"
 w etlcat -q -o "$tmp/missing.zst" "$dir/absent ü.etl" 2>"$tmp/err"
 check_eq windows-unicode-path-error "$?:$(cat "$tmp/err")" \
-    "1:etlcat.exe: $dir/absent ü.etl: No such file or directory"
+    "1:etlcat.exe: $dir/absent ü.etl: No such file or directory
+etlcat.exe: $tmp/missing.zst: not written: no input could be read"
 
 # The zip of make dist-windows, when there is one: the tools, the
 # PowerShell pipelines, the recording profile, the manual as HTML.
