@@ -17,6 +17,7 @@
 #include "platform.h"
 #include "sym_download.h"
 #include "sym_path.h"
+#include "value.h"
 
 #define MAX_ELEMENTS	64
 #define MAX_MAPS	32

@@ -14,6 +14,7 @@
 #include "pdb.h"
 #include "sym_resolve.h"
 #include "sym_stream.h"
+#include "value.h"
 
 #define FRAMES_CAP	4096
 #define SUMMARY_LINES	20	/* images the summary lists without -v */

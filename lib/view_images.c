@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "intern.h"
 #include "sym_path.h"
+#include "value.h"
 #include "view.h"
 
 struct row {
