@@ -12,6 +12,7 @@
 #include "stream.h"
 #include "sym_path.h"
 #include "sym_pe.h"
+#include "value.h"
 
 #define PS	512
 
@@ -112,9 +113,9 @@ test_key(void)
 	    0x8d, 0x49, 0x07, 0x4c, 0x4c, 0x44, 0x20, 0x50, 0x44, 0x42, 0x2e };
 	char key[41];
 
-	sym_key(g, 1, key);
+	value_format_pdb_key(g, 1, key);
 	CHECK_EQ_STR(key, "A62592418D7807494C4C44205044422E1");
-	sym_key(g, 0x1a, key);
+	value_format_pdb_key(g, 0x1a, key);
 	CHECK_EQ_STR(key, "A62592418D7807494C4C44205044422E1A");
 }
 
