@@ -247,21 +247,10 @@ count_thread(struct proctab *pt, struct proc *p)
 		p->threads = p->section_threads;
 }
 
-static const struct value *
-field(const struct stream_event *ev, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, name) == 0)
-			return &ev->fields[i].val;
-	return NULL;
-}
-
 static uint64_t
 field_u64(const struct stream_event *ev, const char *name, uint64_t def)
 {
-	const struct value *v = field(ev, name);
+	const struct value *v = stream_event_field(ev, name);
 
 	if (v == NULL || v->type == VAL_NULL || v->type == VAL_STR ||
 	    v->type == VAL_BYTES || v->type == VAL_GUID || v->type == VAL_F64)

@@ -32,21 +32,10 @@ struct sched {
 	struct sched_stats st;
 };
 
-static const struct value *
-field(const struct stream_event *ev, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, name) == 0)
-			return &ev->fields[i].val;
-	return NULL;
-}
-
 static uint64_t
 field_u(const struct stream_event *ev, const char *name, uint64_t dflt)
 {
-	const struct value *v = field(ev, name);
+	const struct value *v = stream_event_field(ev, name);
 
 	return v != NULL && (v->type == VAL_U64 || v->type == VAL_HEX ||
 	    v->type == VAL_I64) ? v->v.u : dflt;
@@ -56,7 +45,7 @@ static void
 field_str(const struct stream_event *ev, const char *name, char *buf,
     size_t cap)
 {
-	const struct value *v = field(ev, name);
+	const struct value *v = stream_event_field(ev, name);
 	size_t n = 0;
 
 	if (v != NULL && v->type == VAL_STR) {
@@ -190,7 +179,7 @@ on_cswitch(struct sched *s, const struct stream_reader *r,
 	struct sched_thread *o, *n;
 
 	s->st.switches++;
-	s->st.compact += field(ev, "compact") != NULL;
+	s->st.compact += stream_event_field(ev, "compact") != NULL;
 	s->st.cswitch_stacks |= ev->h.stack != 0;
 	memset(&sw, 0, sizeof(sw));
 	sw.ts = ev->h.ts;

@@ -475,4 +475,11 @@ const char *stream_op_name(enum stream_ev_op op);
 /* The kind named `name`, or -1. */
 int stream_kind_by_name(const char *name);
 
+/* The value of an event's field `name`; NULL if it has none. */
+const struct value *stream_event_field(const struct stream_event *ev,
+    const char *name);
+/* Its number (v.u), or `dflt` if the event has no such field. */
+uint64_t stream_event_u(const struct stream_event *ev, const char *name,
+    uint64_t dflt);
+
 #endif

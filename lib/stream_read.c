@@ -1240,3 +1240,22 @@ stream_probe(const unsigned char *data, size_t len)
 	return (len >= 4 && le32(data) == 0xfd2fb528u) ||
 	    stream_text_damage(data, len, 0) != NULL;
 }
+
+const struct value *
+stream_event_field(const struct stream_event *ev, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nfields; i++)
+		if (strcmp(ev->fields[i].name, name) == 0)
+			return &ev->fields[i].val;
+	return NULL;
+}
+
+uint64_t
+stream_event_u(const struct stream_event *ev, const char *name, uint64_t dflt)
+{
+	const struct value *val = stream_event_field(ev, name);
+
+	return val != NULL ? val->v.u : dflt;
+}

@@ -200,17 +200,6 @@ remove_at(struct blocks *t, struct block *slot)
 
 /* ---- accounting ---- */
 
-static uint64_t
-field_u(const struct stream_event *ev, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, name) == 0)
-			return ev->fields[i].val.v.u;
-	return 0;
-}
-
 static void
 peak(struct hproc *hp)
 {
@@ -244,7 +233,7 @@ alloc_block(struct view *v, const struct stream_reader *r,
 {
 	const struct proc *p = proctab_get(v->pt, index);
 	const struct stream_process *def = stream_process_by_pid(r, ev->h.pid);
-	struct block b = { addr, size, field_u(ev, "heap"), 0 }, *old;
+	struct block b = { addr, size, stream_event_u(ev, "heap", 0), 0 }, *old;
 	struct memw *w;
 	const char *image;
 	size_t len;
@@ -325,18 +314,20 @@ on_heap(struct view *v, const struct stream_reader *r,
 	v->section_open = 1;
 	switch (ev->h.op) {
 	case EVOP_ALLOC:
-		return alloc_block(v, r, ev, index, hp, field_u(ev, "address"),
-		    field_u(ev, "size"));
+		return alloc_block(v, r, ev, index, hp,
+		    stream_event_u(ev, "address", 0),
+		    stream_event_u(ev, "size", 0));
 	case EVOP_REALLOC:
 		hp->w.v[W_REALLOCS]++;
-		free_addr(v, hp, field_u(ev, "old_address"));
-		return alloc_block(v, r, ev, index, hp, field_u(ev, "address"),
-		    field_u(ev, "size"));
+		free_addr(v, hp, stream_event_u(ev, "old_address", 0));
+		return alloc_block(v, r, ev, index, hp,
+		    stream_event_u(ev, "address", 0),
+		    stream_event_u(ev, "size", 0));
 	case EVOP_FREE:
-		free_addr(v, hp, field_u(ev, "address"));
+		free_addr(v, hp, stream_event_u(ev, "address", 0));
 		return 0;
 	case EVOP_DESTROY:
-		destroy_heap(v, hp, field_u(ev, "heap"));
+		destroy_heap(v, hp, stream_event_u(ev, "heap", 0));
 		return 0;
 	}
 	return 0;

@@ -145,43 +145,24 @@ heapsnap_create(int argc, char *argv[], int *used)
 	return v;
 }
 
-static const struct value *
-field(const struct stream_event *ev, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, name) == 0)
-			return &ev->fields[i].val;
-	return NULL;
-}
-
-static uint64_t
-field_u(const struct stream_event *ev, const char *name)
-{
-	const struct value *val = field(ev, name);
-
-	return val != NULL ? val->v.u : 0;
-}
-
 static int
 on_summary(struct view *v, const struct stream_reader *r,
     const struct stream_event *ev)
 {
 	struct snapinfo *s;
-	const struct value *problem = field(ev, "problem");
+	const struct value *problem = stream_event_field(ev, "problem");
 	uint32_t proc = proctab_of_pid(v->pt, r, ev->h.pid);
 
 	if (proc == PROCTAB_NONE || (s = array_slot(&v->snaps, &v->snaps_cap,
 	    v->nsnaps, sizeof(*s))) == NULL)
 		return -1;
 	s->proc = proc;
-	s->instance = field_u(ev, "snapshot");
-	s->allocations = field_u(ev, "allocations");
-	s->bytes = field_u(ev, "bytes");
-	s->heaps = field_u(ev, "heaps");
-	s->unknown = field_u(ev, "unknown_stacks");
-	s->complete = field_u(ev, "complete") != 0;
+	s->instance = stream_event_u(ev, "snapshot", 0);
+	s->allocations = stream_event_u(ev, "allocations", 0);
+	s->bytes = stream_event_u(ev, "bytes", 0);
+	s->heaps = stream_event_u(ev, "heaps", 0);
+	s->unknown = stream_event_u(ev, "unknown_stacks", 0);
+	s->complete = stream_event_u(ev, "complete", 0) != 0;
 	s->ns = ev->h.ts;
 	if (problem != NULL && problem->type == VAL_STR)
 		snprintf(s->problem, sizeof(s->problem), "%.*s",
@@ -224,7 +205,7 @@ on_alloc(struct view *v, const struct stream_reader *r,
 	    (w = memstacks_weight(v->ms, key)) == NULL)
 		return -1;
 	w->v[slot]++;
-	memw_add(&w->v[slot + 1], field_u(ev, "size"));
+	memw_add(&w->v[slot + 1], stream_event_u(ev, "size", 0));
 	return 0;
 }
 

@@ -239,25 +239,6 @@ vmem_create(int argc, char *argv[], int *used)
 
 /* ---- accounting ---- */
 
-static const struct value *
-field(const struct stream_event *ev, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, name) == 0)
-			return &ev->fields[i].val;
-	return NULL;
-}
-
-static uint64_t
-field_u(const struct stream_event *ev, const char *name)
-{
-	const struct value *val = field(ev, name);
-
-	return val != NULL ? val->v.u : 0;
-}
-
 /*
  * Adds a freed (or, at the end, a surviving) piece to the impact types
  * of the window; `freed_ns` is NO_LIMIT for one alive at T1.
@@ -353,7 +334,8 @@ static int
 commit(struct view *v, const struct stream_reader *r,
     const struct stream_event *ev, uint32_t index, struct vproc *vp)
 {
-	uint64_t base = field_u(ev, "base"), size = field_u(ev, "size");
+	uint64_t base = stream_event_u(ev, "base", 0);
+	uint64_t size = stream_event_u(ev, "size", 0);
 	uint64_t added;
 	struct memw *w;
 	uint32_t key;
@@ -376,7 +358,8 @@ commit(struct view *v, const struct stream_reader *r,
 static int
 release(struct view *v, const struct stream_event *ev, struct vproc *vp)
 {
-	uint64_t base = field_u(ev, "base"), size = field_u(ev, "size");
+	uint64_t base = stream_event_u(ev, "base", 0);
+	uint64_t size = stream_event_u(ev, "size", 0);
 	uint64_t removed;
 
 	if (vmem_map_free(&vp->map, base, base + size, on_free, v,
@@ -394,7 +377,8 @@ static int
 rundown(struct view *v, const struct stream_reader *r,
     const struct stream_event *ev, uint32_t index, struct vproc *vp)
 {
-	uint64_t base = field_u(ev, "base"), size = field_u(ev, "commit_size");
+	uint64_t base = stream_event_u(ev, "base", 0);
+	uint64_t size = stream_event_u(ev, "commit_size", 0);
 	uint64_t added;
 	struct memw *w;
 	uint32_t key;
@@ -418,7 +402,7 @@ static int
 on_vmem(struct view *v, const struct stream_reader *r,
     const struct stream_event *ev)
 {
-	uint32_t flags = (uint32_t)field_u(ev, "flags"), index;
+	uint32_t flags = (uint32_t)stream_event_u(ev, "flags", 0), index;
 	struct vproc *vp;
 	int rc = 0;
 
@@ -438,7 +422,7 @@ on_vmem(struct view *v, const struct stream_reader *r,
 		v->after_exit++;
 		return 0;
 	}
-	if (field_u(ev, "size") == 0) {
+	if (stream_event_u(ev, "size", 0) == 0) {
 		v->zero_size++;
 		return 0;
 	}
