@@ -292,6 +292,7 @@ main(int argc, char *argv[])
 	fp = cli_open_output(out, 1, force, argc, argv);
 	if ((w = stream_writer_new(fp, level)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	stream_writer_async(w);
 	if (argc == 0)
 		status = cat_one(w, "-", &o);
 	for (i = 0; i < argc; i++)
