@@ -24,6 +24,7 @@
 #include "in_etl.h"
 #include "lzxpress.h"
 #include "platform.h"
+#include "ring.h"
 #include "utf.h"
 
 #define BUF_HEADER_LEN	0x48
@@ -52,6 +53,14 @@
  * tenth of the decoder's time once the reader had a second thread.
  */
 #define DROP_BATCH	64
+/*
+ * The merge's thread hands events over in batches; a batch also keeps
+ * the buffers closed while it was filled, whose bytes its events point
+ * into, until the caller is done with it.
+ */
+#define BATCHES		4
+#define BATCH_EVENTS	512
+#define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
@@ -102,7 +111,18 @@ struct etl_reader {
 	size_t ahead_taken;	/* items taken from it */
 	struct ahead_slot inline_slot;	/* the work done here without it */
 	char error[256];
+
+	/* The merge on a thread of its own (see "the merge's thread"). */
+	struct ring *ring;
+	struct batch *batches;
+	struct batch *filling;		/* the merge thread's batch */
+	struct batch *taken;		/* the caller's batch, or NULL */
+	size_t taken_pos;		/* its next event */
+	size_t opened;			/* buffers opened, as of `taken` */
+	char taken_error[256];		/* the caller's copy of a message */
 };
+
+static void stop_merge_thread(struct etl_reader *r);
 
 static void
 set_error(struct etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -130,7 +150,8 @@ count_bad_buffer(struct etl_reader *r, uint64_t off, uint64_t bytes)
 const char *
 etl_reader_error(const struct etl_reader *r)
 {
-	return r->error;
+	/* Once the merge has a thread, r->error is that thread's. */
+	return r->ring != NULL ? r->taken_error : r->error;
 }
 
 const struct etl_header *
@@ -183,6 +204,7 @@ etl_reader_free(struct etl_reader *r)
 
 	if (r == NULL)
 		return;
+	stop_merge_thread(r);
 	ahead_free(r->ahead);
 	free(r->inline_slot.data);
 	for (i = 0; i < r->nheap; i++)
@@ -849,13 +871,38 @@ drop_buffer(struct etl_reader *r, const struct bufidx *bi)
 	r->ndrops++;
 }
 
+/* Keeps a closed buffer for reuse, or frees it if enough are kept. */
+static void
+spare_push(struct etl_reader *r, struct openbuf *ob)
+{
+	if (r->nspare < r->heapcap + 1) {
+		r->spare[r->nspare++] = ob;
+		return;
+	}
+	r->owned_bytes -= ob->owned_cap;
+	openbuf_free(ob);
+}
+
 static void
 close_openbuf(struct etl_reader *r, struct openbuf *ob)
 {
 	if (r->drop_pages && ob->idx != NULL)
 		drop_buffer(r, ob->idx);
-	/* r->spare has room: it never holds more than were opened at once. */
-	r->spare[r->nspare++] = ob;
+	spare_push(r, ob);
+}
+
+static int batch_keep(struct etl_reader *r, struct openbuf *ob);
+
+/*
+ * Closes a buffer whose events were handed out: with the merge on its
+ * own thread, the caller may still be reading them, so the buffer waits
+ * in the batch until the caller is done with it.
+ */
+static void
+retire_openbuf(struct etl_reader *r, struct openbuf *ob)
+{
+	if (r->filling == NULL || batch_keep(r, ob) != 0)
+		close_openbuf(r, ob);
 }
 
 /* Lets go of the decompressed copies that closed buffers keep for reuse. */
@@ -1088,12 +1135,13 @@ advance_popped(struct etl_reader *r)
 		return 0;
 	}
 	r->popped = NULL;
-	close_openbuf(r, ob);
+	retire_openbuf(r, ob);
 	return st;
 }
 
-enum etl_status
-etl_reader_next(struct etl_reader *r, struct etl_event *ev)
+/* The next event of the merge, on whichever thread runs it. */
+static enum etl_status
+merge_next(struct etl_reader *r, struct etl_event *ev)
 {
 	struct openbuf *ob;
 	int st;
@@ -1119,9 +1167,171 @@ etl_reader_next(struct etl_reader *r, struct etl_event *ev)
 	return ETL_OK;
 }
 
+/* ---- the merge's thread ---- */
+
+struct batch {
+	struct etl_event ev[BATCH_EVENTS];
+	size_t n;
+	enum etl_status end;	/* after the events: ETL_OK, _WARN or _EOF */
+	char error[256];	/* the message of ETL_WARN */
+	size_t opened;		/* buffers opened once it was full */
+	struct openbuf **closed;	/* buffers its events point into */
+	size_t nclosed, closed_cap, closed_bytes;
+};
+
+/* Keeps `ob` in the batch being filled.  @return : 0, or -1 if OOM. */
+static int
+batch_keep(struct etl_reader *r, struct openbuf *ob)
+{
+	struct batch *b = r->filling;
+
+	if (b->nclosed == b->closed_cap) {
+		size_t cap = b->closed_cap ? b->closed_cap * 2 : 16;
+		struct openbuf **p = realloc(b->closed, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		b->closed = p;
+		b->closed_cap = cap;
+	}
+	if (r->drop_pages && ob->idx != NULL)
+		drop_buffer(r, ob->idx);
+	b->closed[b->nclosed++] = ob;
+	b->closed_bytes += ob->owned_cap;
+	return 0;
+}
+
+/* The buffers a batch kept go back to the spares: it has been read. */
+static void
+batch_recycle(struct etl_reader *r, struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nclosed; i++)
+		spare_push(r, b->closed[i]);
+	b->nclosed = b->closed_bytes = 0;
+}
+
+/*
+ * Fills a batch with the merge's next events, up to a message or the
+ * end, or until the buffers it keeps weigh too much.
+ */
+static void
+fill_batch(struct etl_reader *r, struct batch *b)
+{
+	enum etl_status st = ETL_OK;
+
+	b->n = 0;
+	while (b->n < BATCH_EVENTS && b->closed_bytes < BATCH_CLOSED_BYTES &&
+	    (st = merge_next(r, &b->ev[b->n])) == ETL_OK)
+		b->n++;
+	b->end = st;
+	if (st == ETL_WARN)
+		memcpy(b->error, r->error, sizeof(b->error));
+	b->opened = r->next_buf;
+}
+
+/* The merge's thread: batches until the end of the merge. */
+static void
+merge_batches(void *arg)
+{
+	struct etl_reader *r = arg;
+	struct batch *b;
+	long slot;
+
+	do {
+		if ((slot = ring_put_begin(r->ring, 1)) < 0)
+			return;
+		b = r->filling = &r->batches[slot];
+		batch_recycle(r, b);
+		fill_batch(r, b);
+		ring_put_end(r->ring);
+	} while (b->end != ETL_EOF);
+	ring_close(r->ring);
+}
+
+/* Starts the merge's thread.  @return : 0, or -1 to merge here. */
+static int
+start_merge_thread(struct etl_reader *r)
+{
+	if ((r->batches = calloc(BATCHES, sizeof(*r->batches))) == NULL ||
+	    (r->ring = ring_new(BATCHES, BATCHES)) == NULL ||
+	    ring_thread_start(r->ring, merge_batches, r) != 0) {
+		ring_free(r->ring);
+		r->ring = NULL;
+		free(r->batches);
+		r->batches = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Stops the merge's thread and frees the batches (the reader's end). */
+static void
+stop_merge_thread(struct etl_reader *r)
+{
+	size_t i, j;
+
+	if (r->ring == NULL)
+		return;
+	ring_stop(r->ring);
+	ring_thread_join(r->ring);
+	ring_free(r->ring);
+	for (i = 0; i < BATCHES; i++) {
+		for (j = 0; j < r->batches[i].nclosed; j++)
+			openbuf_free(r->batches[i].closed[j]);
+		free(r->batches[i].closed);
+	}
+	free(r->batches);
+}
+
+/* The next event from the batches. */
+static enum etl_status
+batch_next(struct etl_reader *r, struct etl_event *ev)
+{
+	struct batch *b = r->taken;
+	long slot;
+
+	for (;;) {
+		if (b != NULL && r->taken_pos < b->n) {
+			*ev = b->ev[r->taken_pos++];
+			return ETL_OK;
+		}
+		if (b != NULL) {
+			enum etl_status end = b->end;
+
+			if (end == ETL_WARN)
+				memcpy(r->taken_error, b->error,
+				    sizeof(r->taken_error));
+			if (end == ETL_EOF)
+				return ETL_EOF;
+			ring_get_end(r->ring);
+			r->taken = b = NULL;
+			if (end == ETL_WARN)
+				return ETL_WARN;
+		}
+		if ((slot = ring_get_begin(r->ring)) < 0)
+			return ETL_EOF;
+		b = r->taken = &r->batches[slot];
+		r->taken_pos = 0;
+		r->opened = b->opened;
+	}
+}
+
+enum etl_status
+etl_reader_next(struct etl_reader *r, struct etl_event *ev)
+{
+	if (r->ring == NULL && r->use_ahead && r->next_buf == 0 &&
+	    r->nbufs > 1 && r->popped == NULL)
+		(void)start_merge_thread(r);
+	if (r->ring != NULL)
+		return batch_next(r, ev);
+	return merge_next(r, ev);
+}
+
 size_t
 etl_reader_buffers_opened(const struct etl_reader *r, size_t *total)
 {
 	*total = r->nbufs;
-	return r->next_buf;
+	return r->ring != NULL ? r->opened : r->next_buf;
 }
