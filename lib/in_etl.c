@@ -59,7 +59,7 @@
  * into, until the caller is done with it.
  */
 #define BATCHES		4
-#define BATCH_EVENTS	512
+#define BATCH_EVENTS	4096	/* fewer hand-overs: each may wake a thread */
 #define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
@@ -1194,8 +1194,7 @@ batch_keep(struct etl_reader *r, struct openbuf *ob)
 		b->closed = p;
 		b->closed_cap = cap;
 	}
-	if (r->drop_pages && ob->idx != NULL)
-		drop_buffer(r, ob->idx);
+	/* Its pages are let go of once the caller is done with it. */
 	b->closed[b->nclosed++] = ob;
 	b->closed_bytes += ob->owned_cap;
 	return 0;
@@ -1208,7 +1207,7 @@ batch_recycle(struct etl_reader *r, struct batch *b)
 	size_t i;
 
 	for (i = 0; i < b->nclosed; i++)
-		spare_push(r, b->closed[i]);
+		close_openbuf(r, b->closed[i]);
 	b->nclosed = b->closed_bytes = 0;
 }
 
