@@ -11,6 +11,7 @@
 #define MARKUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes s[0..len) as markup text (also fit for attribute values). */
@@ -28,5 +29,8 @@ void markup_text_cut(FILE *fp, const char *s, size_t len, size_t max);
  * picture to the next.  out must hold 24 bytes.
  */
 void markup_color(const char *name, size_t len, char out[24]);
+
+/* The hash the colours are made from: the same in every version. */
+uint32_t markup_hash(const char *name, size_t len);
 
 #endif

@@ -464,7 +464,7 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 static void
 inlined_color(const char *name, size_t len, char out[24])
 {
-	uint32_t h = intern_hash(name, len);
+	uint32_t h = markup_hash(name, len);
 
 	snprintf(out, 24, "rgb(%u,%u,%u)", 50 + (h & 0xff) * 60 / 255,
 	    160 + ((h >> 8) & 0xff) * 60 / 255, 220);

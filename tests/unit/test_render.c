@@ -353,6 +353,26 @@ test_markup(void)
 	fclose(fp);
 }
 
+/*
+ * A frame keeps its colour from one version to the next: the colour is
+ * made from markup_hash(), never from the hash tables' hash.  Values of
+ * 2026-11-25; a name of over 32 bytes too (where the tables' hash once
+ * changed).
+ */
+static void
+test_colors_stay(void)
+{
+	const char *shortname = "rustc.exe!rustc_driver::main";
+	const char *longname =
+	    "ntoskrnl.exe!KiSwapContext_but_a_long_name_over_32_bytes";
+	char out[24];
+
+	markup_color(shortname, strlen(shortname), out);
+	CHECK_EQ_STR(out, "rgb(242,9,26)");
+	markup_color(longname, strlen(longname), out);
+	CHECK_EQ_STR(out, "rgb(217,64,53)");
+}
+
 int
 main(void)
 {
@@ -362,5 +382,6 @@ main(void)
 	RUN(test_empty_table);
 	RUN(test_html_tree);
 	RUN(test_markup);
+	RUN(test_colors_stay);
 	HARNESS_EXIT();
 }
