@@ -5,8 +5,8 @@
  * string-data pages into one buffer, load the index pages into a hash
  * map (the last entry of an id wins, 4.3), and note the event pages.
  * Next: read the event records (3.1) across the event pages in order,
- * resolving their kind and id strings (4.2, 5) into a scratch buffer or
- * finding them in a table of the strings resolved last.
+ * resolving their kind and id strings (4.2, 5) and splitting the id into
+ * label and arguments, once for each id of the file (the id cache).
  * Version 8 differs only in the widths of ids and addresses (section 9).
  */
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "idmap.h"
 #include "in_mmprof.h"
+#include "intern.h"
 #include "platform.h"
 #include "utf.h"
 
@@ -51,13 +52,17 @@
 #define TEXT_RATIO	64u
 #define KINDS_MAX	1024	/* kind strings remembered; rustc has ~10 */
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
-#define MEMO_SLOTS	4096	/* event id strings remembered */
-#define MEMO_TEXT_MAX	1024	/* the longest one remembered */
+#define MEMO_TEXT_MAX	1024	/* the longest reference expansion kept */
 #define REF_SLOTS	1024	/* referenced strings remembered */
+#define IDS_TEXT_MAX	(64u << 10)	/* the longest event id text kept */
+#define IDS_FIXED	(16u << 20)	/* the id cache's memory: this, plus */
+					/* a byte a byte of the file */
 #define UNKNOWN_TEXT	"<unknown>"
 #define INVALID_TEXT	"<invalid>"
 #define PARSE_ERROR	"<parse error>"
 #define NO_OFFSET	UINT64_MAX	/* a problem of no place in the file */
+
+static const char parse_error[] = PARSE_ERROR;
 
 struct stream_bytes {
 	unsigned char *data;
@@ -71,10 +76,9 @@ struct page {
 };
 
 /*
- * A resolved event id string, remembered: most events repeat an id seen
- * shortly before (on a 231 MB profile of 5.7 M events, 81% find theirs in
- * a table of 4096), and resolving query keys was the reader's main cost.
- * The counts its resolution added are kept, to be added again on a hit.
+ * A resolved reference, remembered so that a string shared down a tree
+ * is expanded once.  The counts its resolution added are kept, to be
+ * added again on a hit.
  */
 struct memo {
 	uint64_t id;
@@ -82,6 +86,41 @@ struct memo {
 	uint32_t len;
 	int used;
 	uint64_t unknown, missing, invalid;
+};
+
+/*
+ * An event id resolved and split, kept for the rest of the file: events
+ * repeat ids (a query's cache hits name its invocation's; 5.2 M events
+ * of a 195 MB profile have 250 k ids), and resolving, splitting and
+ * checking the text of each event was most of the reader's time.  Its
+ * label and arguments are ids.parts[part...], which point into the
+ * string data where they lie there whole, else into ids.blocks.  The
+ * counts that its resolution and split added are kept, to be added
+ * again at each use.
+ */
+struct idtext {
+	uint32_t part;
+	uint32_t label_index;
+	uint8_t nargs, bad_label, bad_args;
+	uint32_t unknown, missing, invalid;
+};
+
+struct idslot {
+	uint64_t id;
+	uint32_t entry;		/* index in idcache.e + 1; 0: an empty slot */
+};
+
+struct idcache {
+	uint32_t *dense;	/* entry + 1 of the virtual ids 0..ndense-1 */
+	struct idslot *slots;	/* of other ids: open addressing */
+	size_t nslots, nused;
+	struct idtext *e;
+	size_t n, ecap;
+	struct mmprof_text *parts;
+	size_t nparts, partcap;
+	char **blocks;		/* texts that are not whole in the data */
+	size_t nblocks, blockcap, block_used;
+	size_t bytes, limit;	/* what it takes, and may take */
 };
 
 /* A cache of resolved kind strings: there are a handful of kinds. */
@@ -110,6 +149,8 @@ struct mmprof_reader {
 	unsigned char *sdata;	/* string-data stream, header included */
 	size_t slen;
 	struct idmap index;	/* virtual id -> address */
+	uint32_t *dense;	/* address + 1 of virtual ids 0..ndense-1 */
+	size_t ndense;
 
 	struct kind *kinds;
 	size_t nkinds, kindcap;
@@ -120,8 +161,14 @@ struct mmprof_reader {
 	int budget_told;	/* the budget's exhaustion was reported */
 	uint64_t event_at;	/* offset of the event being resolved */
 
-	struct buf text;	/* the current event's id string */
-	struct memo *memo;	/* MEMO_SLOTS of them */
+	struct buf text;	/* parts of an id gathered from its runs */
+	struct buf whole;	/* an id's text resolved whole */
+	struct idcache ids;
+	struct intern labels;	/* label text -> label index */
+	size_t labels_limit;	/* bytes of label text kept, at most */
+	uint64_t last_kind_id;	/* the kind of the last event, */
+	struct mmprof_text last_kind;	/* which most events repeat */
+	uint32_t last_kind_index;
 	struct memo *refmemo;	/* REF_SLOTS: expansions of references */
 	uint64_t limit_hits;	/* resolutions cut by depth or references */
 	struct buf meta_text;	/* the metadata's cmd and counter */
@@ -178,13 +225,20 @@ mmprof_reader_free(struct mmprof_reader *r)
 	idmap_release(&r->kind_index);
 	buf_release(&r->kind_text);
 	buf_release(&r->kind_scratch);
-	for (i = 0; r->memo != NULL && i < MEMO_SLOTS; i++)
-		free(r->memo[i].text);
-	free(r->memo);
+	free(r->dense);
+	free(r->ids.dense);
+	free(r->ids.slots);
+	free(r->ids.e);
+	free(r->ids.parts);
+	for (i = 0; i < r->ids.nblocks; i++)
+		free(r->ids.blocks[i]);
+	free(r->ids.blocks);
+	intern_release(&r->labels);
 	for (i = 0; r->refmemo != NULL && i < REF_SLOTS; i++)
 		free(r->refmemo[i].text);
 	free(r->refmemo);
 	buf_release(&r->text);
+	buf_release(&r->whole);
 	buf_release(&r->meta_text);
 	free(r);
 }
@@ -351,6 +405,35 @@ stream_ok(struct mmprof_reader *r, const unsigned char *p, size_t len,
 
 /* ---- string table (section 4) ---- */
 
+/*
+ * Makes r->dense for the virtual ids below the first that lies far past
+ * the number of entries (rustc numbers its ids from 0): looking them up
+ * in an array instead of a hash map saves a cache miss an event.  Its
+ * size is bounded by the index's.  @return : 0, or -1 if out of memory.
+ */
+static int
+dense_index(struct mmprof_reader *r, const struct stream_bytes *index)
+{
+	size_t entry = 2 * r->id_size, i, n = 0, bound;
+	uint64_t max = 0;
+
+	for (i = STREAM_HEADER_LEN; i + entry <= index->len; i += entry)
+		n++;
+	bound = 4 * n + 1024;
+	for (i = STREAM_HEADER_LEN; i + entry <= index->len; i += entry) {
+		uint64_t id = load_id(r, index->data + i);
+
+		if (id < bound && id + 1 > max)
+			max = id + 1;
+	}
+	if (max == 0)
+		return 0;
+	if ((r->dense = calloc((size_t)max, sizeof(*r->dense))) == NULL)
+		return -1;
+	r->ndense = (size_t)max;
+	return 0;
+}
+
 static int
 load_index(struct mmprof_reader *r, const struct stream_bytes *index)
 {
@@ -362,6 +445,8 @@ load_index(struct mmprof_reader *r, const struct stream_bytes *index)
 		set_error(r, NO_OFFSET, "string index ends in a partial entry");
 		hold_problem(r);
 	}
+	if (dense_index(r, index) != 0)
+		return -1;
 	for (i = STREAM_HEADER_LEN; i + entry <= index->len; i += entry) {
 		uint64_t id = load_id(r, index->data + i);
 		uint64_t addr = load_id(r, index->data + i + r->id_size);
@@ -370,6 +455,13 @@ load_index(struct mmprof_reader *r, const struct stream_bytes *index)
 			r->counts.bad_index++;
 			continue;
 		}
+		/* The last entry of an id wins, in the array or the map. */
+		if (id < r->ndense && addr < UINT32_MAX) {
+			r->dense[id] = (uint32_t)addr + 1;
+			continue;
+		}
+		if (id < r->ndense)
+			r->dense[id] = 0;
 		if (idmap_put(&r->index, id, (uint32_t)addr) != 0)
 			return -1;
 	}
@@ -382,6 +474,10 @@ string_addr(const struct mmprof_reader *r, uint64_t id, size_t *addr)
 {
 	uint32_t a;
 
+	if (id < r->ndense && r->dense[id] != 0) {
+		*addr = r->dense[id] - 1;
+		return 1;
+	}
 	if (id <= METADATA_ID) {
 		if (!idmap_get(&r->index, id, &a))
 			return 0;
@@ -577,7 +673,8 @@ resolve_fresh(struct mmprof_reader *r, uint64_t id, struct buf *out)
  * for the first KINDS_MAX short ones, afresh for any other.
  */
 static int
-kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
+kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t,
+    uint32_t *index)
 {
 	struct buf *tmp = &r->kind_scratch;
 	struct kind *k;
@@ -586,8 +683,10 @@ kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 	if (idmap_get(&r->kind_index, id, &i)) {
 		t->ptr = (const char *)r->kind_text.data + r->kinds[i].off;
 		t->len = r->kinds[i].len;
+		*index = i + 1;
 		return 0;
 	}
+	*index = 0;
 	resolve_fresh(r, id, tmp);
 	if (tmp->oom)
 		return -1;
@@ -614,6 +713,7 @@ kind_text(struct mmprof_reader *r, uint64_t id, struct mmprof_text *t)
 		return -1;
 	t->ptr = (const char *)r->kind_text.data + k->off;
 	t->len = k->len;
+	*index = (uint32_t)r->nkinds;
 	return 0;
 }
 
@@ -815,6 +915,8 @@ mmprof_reader_open_mem(struct mmprof_reader *r, const unsigned char *data,
 	r->refs_budget = REFS_FIXED + (uint64_t)REFS_RATIO * len;
 	r->event_at = NO_OFFSET;	/* the metadata is no event */
 	r->text_budget = TEXT_FIXED + (uint64_t)TEXT_RATIO * len;
+	r->ids.limit = IDS_FIXED + len;
+	r->labels_limit = IDS_FIXED + len / 4;
 	if (!mmprof_probe(data, len))
 		return fatal(r, 0, "not a rustc self-profile (.mm_profdata)");
 	r->version = le32(data + 4);
@@ -966,66 +1068,379 @@ text_ok(const char *p, size_t n)
 	return 1;
 }
 
+/* ---- event ids: label and arguments (section 5) ---- */
+
+#define RUNS_MAX	16	/* literal runs of an id read in place */
+#define PARTS_MAX	(MMPROF_ARGS_MAX + 2)	/* label, arguments, one more */
+
 /*
- * The text of event id `id` in *s and *len, from the memo or resolved
- * (then remembered if short).  @return : 0, or -1 if out of memory.
+ * The literal runs that make the text of event id `id`, in place in the
+ * string data, when it is made simply: of literals, and of references to
+ * strings that are one literal each (rustc's "label SEP key" ids are).
+ * *refs gets the references followed.  Nothing is counted: an id that is
+ * not simple, or that would take the rest of the file's budget, is left
+ * to resolve_fresh().  @return : the number of runs, or -1.
  */
 static int
-event_text(struct mmprof_reader *r, uint64_t id, const char **s, size_t *len)
+simple_runs(const struct mmprof_reader *r, uint64_t id,
+    struct mmprof_text *runs, uint32_t *refs)
 {
-	struct mmprof_counts before = r->counts;
-	struct memo *m;
+	const unsigned char *s = r->sdata;
+	size_t addr, end = r->slen, total = 0, lit, at;
+	int n = 0;
 
-	if (r->memo == NULL &&
-	    (r->memo = calloc(MEMO_SLOTS, sizeof(*r->memo))) == NULL)
+	*refs = 0;
+	if (!string_addr(r, id, &addr) || addr < STREAM_HEADER_LEN ||
+	    addr >= end)
 		return -1;
-	m = &r->memo[(id * 0x9e3779b97f4a7c15ULL) >> 52];
-	if (m->used && m->id == id) {
-		memo_replay(r, m);
-		*s = m->text;
-		*len = m->len;
-		return 0;
+	while (addr < end && s[addr] != STR_TERMINATOR) {
+		if (n == RUNS_MAX)
+			return -1;
+		at = addr;
+		if (s[addr] == STR_REF) {
+			if (end - addr < 1 + r->id_size ||
+			    !string_addr(r, load_id(r, s + addr + 1), &at) ||
+			    at < STREAM_HEADER_LEN || at >= end)
+				return -1;
+			addr += 1 + r->id_size;
+			++*refs;
+		}
+		/* Look no further than the text may grow, as resolve(). */
+		lit = literal_end(s, at, end - at > MMPROF_STRING_MAX - total ?
+		    at + (MMPROF_STRING_MAX - total) : end);
+		if (lit == end || s[lit] == STR_REF || (at != addr &&
+		    s[lit] != STR_TERMINATOR) || (at == addr && lit == at))
+			return -1;
+		runs[n].ptr = (const char *)s + at;
+		runs[n++].len = lit - at;
+		total += lit - at;
+		if (at == addr)
+			addr = lit;
 	}
-	resolve_fresh(r, id, &r->text);
-	if (r->text.oom)
+	if (addr >= end || total >= MMPROF_STRING_MAX ||
+	    r->refs_budget <= *refs || r->text_budget <= total)
 		return -1;
-	*s = (const char *)r->text.data;
-	*len = r->text.len;
-	if (r->text.len <= MEMO_TEXT_MAX)
-		memo_store(r, m, id, &r->text, 0, &before);
-	return 0;
+	return n;
 }
 
-/* Splits an event_id into label and arguments as measureme does (5). */
+/*
+ * Part parts[np] of an id's text: from `start` in runs[first] to `stop`
+ * in runs[k]; one that spans runs is gathered into r->text, which has
+ * room for the whole text, so that earlier parts do not move.
+ */
 static void
-split_id(struct mmprof_reader *r, const char *s, size_t len,
-    struct mmprof_event *ev)
+set_part(struct mmprof_reader *r, const struct mmprof_text *runs, int first,
+    const char *start, int k, const char *stop, struct mmprof_text *part)
 {
-	const char *end = s + len, *sep = memchr(s, ID_SEPARATOR, len);
-	const char *p;
+	size_t from = r->text.len;
+	int i;
 
-	ev->nargs = 0;
-	ev->label.ptr = s;
-	ev->label.len = (sep ? sep : end) - s;
-	if (!text_ok(s, ev->label.len)) {
-		r->counts.bad_labels++;
-		ev->label.ptr = PARSE_ERROR;
-		ev->label.len = strlen(PARSE_ERROR);
+	if (first == k) {
+		part->ptr = start;
+		part->len = (size_t)(stop - start);
 		return;
 	}
-	for (p = sep; p != NULL && p < end; ) {
-		const char *a = p + 1;
+	buf_put(&r->text, start,
+	    (size_t)(runs[first].ptr + runs[first].len - start));
+	for (i = first + 1; i < k; i++)
+		buf_put(&r->text, runs[i].ptr, runs[i].len);
+	buf_put(&r->text, runs[k].ptr, (size_t)(stop - runs[k].ptr));
+	part->ptr = (const char *)r->text.data + from;
+	part->len = r->text.len - from;
+}
 
-		sep = memchr(a, ID_SEPARATOR, end - a);
-		p = sep ? sep : end;
-		if (!text_ok(a, p - a) || ev->nargs == MMPROF_ARGS_MAX) {
+/*
+ * Cuts the runs of an id's text at its separators into parts[]: the
+ * label, then the arguments; PARTS_MAX at most, since measureme stops
+ * at the argument after the last it keeps.
+ * @return : the number of parts, or -1 if out of memory.
+ */
+static int
+cut_parts(struct mmprof_reader *r, const struct mmprof_text *runs, int nruns,
+    struct mmprof_text *parts)
+{
+	const char *start, *end, *p, *sep;
+	size_t total = 0;
+	int k, first = 0, np = 0;
+
+	for (k = 0; k < nruns; k++)
+		total += runs[k].len;
+	r->text.len = 0;
+	if (buf_reserve(&r->text, total + 1) == NULL)
+		return -1;
+	if (nruns == 0) {
+		parts[0].ptr = "";
+		parts[0].len = 0;
+		return 1;
+	}
+	start = runs[0].ptr;
+	for (k = 0; k < nruns; k++) {
+		end = runs[k].ptr + runs[k].len;
+		p = k == first ? start : runs[k].ptr;
+		while ((sep = memchr(p, ID_SEPARATOR, (size_t)(end - p))) !=
+		    NULL) {
+			set_part(r, runs, first, start, k, sep, &parts[np]);
+			if (++np == PARTS_MAX)
+				return np;
+			start = p = sep + 1;
+			first = k;
+		}
+		/* A part that begins where a run ends begins in the next. */
+		if (first == k && start == end && k + 1 < nruns) {
+			first = k + 1;
+			start = runs[k + 1].ptr;
+		}
+	}
+	set_part(r, runs, first, start, nruns - 1,
+	    runs[nruns - 1].ptr + runs[nruns - 1].len, &parts[np]);
+	return np + 1;
+}
+
+/* Label and arguments from the parts, as measureme splits an id (5). */
+static void
+take_parts(struct mmprof_reader *r, const struct mmprof_text *parts, int np,
+    struct mmprof_event *ev)
+{
+	int i;
+
+	ev->nargs = 0;
+	ev->label = parts[0];
+	if (!text_ok(parts[0].ptr, parts[0].len)) {
+		r->counts.bad_labels++;
+		ev->label.ptr = parse_error;
+		ev->label.len = sizeof(parse_error) - 1;
+		return;
+	}
+	for (i = 1; i < np; i++) {
+		if (!text_ok(parts[i].ptr, parts[i].len) ||
+		    ev->nargs == MMPROF_ARGS_MAX) {
 			r->counts.bad_args++;
 			return;
 		}
-		ev->args[ev->nargs].ptr = a;
-		ev->args[ev->nargs].len = p - a;
-		ev->nargs++;
+		ev->args[ev->nargs++] = parts[i];
 	}
+}
+
+/* ---- the id cache ---- */
+
+#define BLOCK_SIZE	(1u << 20)	/* of the cache's copied texts */
+
+static const struct idtext *
+ids_find(const struct idcache *c, uint64_t id, size_t ndense)
+{
+	size_t i;
+
+	if (id < ndense)
+		return c->dense != NULL && c->dense[id] != 0 ?
+		    &c->e[c->dense[id] - 1] : NULL;
+	if (c->nslots == 0)
+		return NULL;
+	for (i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 20) & (c->nslots - 1);
+	    c->slots[i].entry != 0; i = (i + 1) & (c->nslots - 1))
+		if (c->slots[i].id == id)
+			return &c->e[c->slots[i].entry - 1];
+	return NULL;
+}
+
+/* What the cache takes. */
+static size_t
+ids_bytes(const struct idcache *c, size_t ndense)
+{
+	return (c->dense != NULL ? ndense * sizeof(*c->dense) : 0) +
+	    c->nslots * sizeof(*c->slots) + c->ecap * sizeof(*c->e) +
+	    c->partcap * sizeof(*c->parts) + c->nblocks * BLOCK_SIZE;
+}
+
+/* Doubles the slots (at half full); 0, or -1 if out of memory. */
+static int
+ids_grow(struct idcache *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 1024, i, j;
+	struct idslot *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -1;
+	for (i = 0; i < c->nslots; i++) {
+		if (c->slots[i].entry == 0)
+			continue;
+		for (j = (size_t)((c->slots[i].id * 0x9e3779b97f4a7c15ULL) >>
+		    20) & (n - 1); slots[j].entry != 0; j = (j + 1) & (n - 1))
+			continue;
+		slots[j] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = n;
+	return 0;
+}
+
+/* A copy of len bytes that stays where it is; NULL if out of memory. */
+static const char *
+ids_stash(struct idcache *c, const char *p, size_t len)
+{
+	char *to;
+
+	if (c->nblocks == 0 || c->block_used + len > BLOCK_SIZE) {
+		if (array_slot(&c->blocks, &c->blockcap, c->nblocks,
+		    sizeof(*c->blocks)) == NULL ||
+		    (c->blocks[c->nblocks] = malloc(BLOCK_SIZE)) == NULL)
+			return NULL;
+		c->nblocks++;
+		c->block_used = 0;
+	}
+	to = c->blocks[c->nblocks - 1] + c->block_used;
+	memcpy(to, p, len);
+	c->block_used += len;
+	return to;
+}
+
+/* Files entry e->n under `id`.  @return : 0, or -1 if out of memory. */
+static int
+ids_insert(struct idcache *c, uint64_t id, size_t ndense)
+{
+	size_t j;
+
+	if (id < ndense) {
+		if (c->dense == NULL &&
+		    (c->dense = calloc(ndense, sizeof(*c->dense))) == NULL)
+			return -1;
+		c->dense[id] = (uint32_t)++c->n;
+		return 0;
+	}
+	if ((c->nused + 1) * 2 > c->nslots && ids_grow(c) != 0)
+		return -1;
+	for (j = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 20) &
+	    (c->nslots - 1); c->slots[j].entry != 0; j = (j + 1) &
+	    (c->nslots - 1))
+		continue;
+	c->slots[j].id = id;
+	c->slots[j].entry = (uint32_t)++c->n;
+	c->nused++;
+	return 0;
+}
+
+/*
+ * Keeps event ev's label and arguments under its id, with the counts
+ * that its resolution and split added since `before`.  Parts that lie
+ * in the string data, which stays, are kept as pointers; others copied.  Nothing
+ * is kept once the cache has taken its share of memory: later ids are
+ * resolved at each use.
+ */
+static void
+ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
+    const struct mmprof_counts *before)
+{
+	struct idcache *c = &r->ids;
+	const char *lo = (const char *)r->sdata, *hi = lo + r->slen;
+	struct mmprof_text *part;
+	struct idtext *t;
+	size_t i, nparts = 1 + ev->nargs;
+
+	if (ids_bytes(c, r->ndense) + r->text.len + 4096 > c->limit ||
+	    (t = array_slot(&c->e, &c->ecap, c->n, sizeof(*t))) == NULL ||
+	    array_slot(&c->parts, &c->partcap, c->nparts + nparts - 1,
+	    sizeof(*part)) == NULL)
+		return;
+	part = &c->parts[c->nparts];
+	for (i = 0; i < nparts; i++) {
+		part[i] = i == 0 ? ev->label : ev->args[i - 1];
+		if ((part[i].ptr < lo || part[i].ptr >= hi) &&
+		    part[i].ptr != parse_error && (part[i].ptr =
+		    ids_stash(c, part[i].ptr, part[i].len)) == NULL)
+			return;
+	}
+	t->part = (uint32_t)c->nparts;
+	t->label_index = ev->label_index;
+	t->nargs = (uint8_t)ev->nargs;
+	t->bad_label = r->counts.bad_labels != before->bad_labels;
+	t->bad_args = r->counts.bad_args != before->bad_args;
+	t->unknown = (uint32_t)(r->counts.unknown_ids - before->unknown_ids);
+	t->missing = (uint32_t)(r->counts.missing_strings -
+	    before->missing_strings);
+	t->invalid = (uint32_t)(r->counts.invalid_strings -
+	    before->invalid_strings);
+	if (ids_insert(c, ev->event_id, r->ndense) == 0)
+		c->nparts += nparts;
+}
+
+/* Fills ev's label and arguments from a kept id, counting as it did. */
+static void
+ids_use(struct mmprof_reader *r, const struct idtext *t,
+    struct mmprof_event *ev)
+{
+	const struct mmprof_text *part = r->ids.parts + t->part;
+	size_t i;
+
+	r->counts.unknown_ids += t->unknown;
+	r->counts.missing_strings += t->missing;
+	r->counts.invalid_strings += t->invalid;
+	r->counts.bad_labels += t->bad_label;
+	r->counts.bad_args += t->bad_args;
+	ev->label = part[0];
+	ev->label_index = t->label_index;
+	ev->nargs = t->nargs;
+	for (i = 0; i < t->nargs; i++)
+		ev->args[i] = part[1 + i];
+}
+
+/* The index of the label's text among the file's labels; 0 if not kept. */
+static uint32_t
+label_index(struct mmprof_reader *r, const struct mmprof_text *label)
+{
+	uint32_t i = intern_find(&r->labels, label->ptr, label->len);
+
+	if (i != 0 || r->labels.arena_len + label->len > r->labels_limit)
+		return i;
+	return intern_add(&r->labels, label->ptr, label->len, NULL);
+}
+
+/*
+ * Label and arguments of event `ev`'s id: from the id cache, or read in
+ * place when the id is simple, else resolved; then split and kept.  A
+ * text that a limit cut, or that the file's budget made "<invalid>", is
+ * not kept, so that it is counted at each use as before.
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
+{
+	struct mmprof_counts before = r->counts;
+	const struct idtext *t = ids_find(&r->ids, ev->event_id, r->ndense);
+	struct mmprof_text runs[RUNS_MAX], parts[PARTS_MAX];
+	uint64_t hits = r->limit_hits;
+	uint32_t refs;
+	size_t total = 0;
+	int nruns, np;
+
+	if (t != NULL) {
+		ids_use(r, t, ev);
+		return 0;
+	}
+	if ((nruns = simple_runs(r, ev->event_id, runs, &refs)) >= 0) {
+		for (np = 0; np < nruns; np++)
+			total += runs[np].len;
+		/* What resolve_fresh() would have spent. */
+		r->refs_budget -= refs;
+		r->text_budget -= total;
+	} else {
+		resolve_fresh(r, ev->event_id, &r->whole);
+		if (r->whole.oom)
+			return -1;
+		runs[0].ptr = (const char *)r->whole.data;
+		runs[0].len = total = r->whole.len;
+		nruns = 1;
+	}
+	if ((np = cut_parts(r, runs, nruns, parts)) < 0)
+		return -1;
+	take_parts(r, parts, np, ev);
+	ev->label_index = label_index(r, &ev->label);
+	if (r->labels.count > 0 && r->labels.arena == NULL)
+		return -1;
+	if (r->limit_hits == hits && total <= IDS_TEXT_MAX &&
+	    r->counts.budget_strings == before.budget_strings &&
+	    r->counts.cut_strings == before.cut_strings)
+		ids_add(r, ev, &before);
+	return 0;
 }
 
 static void
@@ -1055,8 +1470,7 @@ enum mmprof_status
 mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 {
 	const unsigned char *rec;
-	const char *text;
-	size_t got, len;
+	size_t got;
 
 	if (r->next_problem < r->nproblems) {
 		memcpy(r->error, r->problems[r->next_problem++],
@@ -1092,14 +1506,23 @@ mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 	ev->thread_id = le32(rec + 2 * r->id_size);
 	ev->kind_id = load_id(r, rec);
 	ev->event_id = load_id(r, rec + r->id_size);
-	if (kind_text(r, ev->kind_id, &ev->kind) != 0 ||
-	    event_text(r, ev->event_id, &text, &len) != 0) {
-		set_error(r, NO_OFFSET, "out of memory");
-		return MMPROF_FATAL;
+	if (ev->kind_id == r->last_kind_id && r->last_kind_index != 0) {
+		ev->kind = r->last_kind;
+		ev->kind_index = r->last_kind_index;
+	} else if (kind_text(r, ev->kind_id, &ev->kind, &ev->kind_index) != 0)
+		goto oom;
+	else {
+		r->last_kind_id = ev->kind_id;
+		r->last_kind = ev->kind;
+		r->last_kind_index = ev->kind_index;
 	}
-	split_id(r, text, len, ev);
+	if (event_id_text(r, ev) != 0)
+		goto oom;
 	r->counts.intervals += ev->type == MMPROF_INTERVAL;
 	r->counts.instants += ev->type == MMPROF_INSTANT;
 	r->counts.integers += ev->type == MMPROF_INTEGER;
 	return MMPROF_OK;
+oom:
+	set_error(r, NO_OFFSET, "out of memory");
+	return MMPROF_FATAL;
 }
