@@ -118,6 +118,26 @@ check_not_input(const struct file_id *out, const char *out_name,
 	}
 }
 
+int
+cli_threads(void)
+{
+	const char *env = getenv("ETL_THREADS");
+
+	return env == NULL || *env == '\0' || strtol(env, NULL, 10) > 1;
+}
+
+struct stream_writer *
+cli_stream_writer(FILE *fp, int level)
+{
+	struct stream_writer *w = stream_writer_new(fp, level);
+
+	if (w == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (cli_threads())
+		stream_writer_async(w);
+	return w;
+}
+
 FILE *
 cli_open_output(const char *path, int binary, int force, int ninputs,
     char *const inputs[])

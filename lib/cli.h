@@ -71,6 +71,20 @@ int cli_close_output(FILE *fp, const char *path, int keep);
 void cli_write_error(const char *path);
 
 /*
+ * Whether the tool may use a second thread (reading ahead, compressing
+ * its output): yes unless the environment says ETL_THREADS=1 (or 0).
+ * The output is the same either way; the setting is for measuring and
+ * for machines with one core.
+ */
+int cli_threads(void);
+
+/*
+ * A writer of the event stream on `fp`, at zstd `level`, compressing on
+ * its own thread when cli_threads() allows.  Exits if out of memory.
+ */
+struct stream_writer *cli_stream_writer(FILE *fp, int level);
+
+/*
  * Reading the inputs of a tool that reads event streams: each one in
  * turn through the same reader, with a progress line on a terminal, an
  * empty or non-stream input refused, and a one-line summary on stderr

@@ -313,6 +313,7 @@ emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
 	FIELD_U("compact", VAL_U64, 1);
 	sev.nfields = n;
 	sev.fields = f;
+	sev.static_names = 1;
 	store_put(d, p->ts, &sev);
 #undef FIELD_U
 #undef FIELD_S

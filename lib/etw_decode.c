@@ -65,6 +65,7 @@ pid_of_tid(struct etw_decoder *d, uint32_t tid)
 struct fields {
 	struct stream_field *f;
 	size_t n;
+	int dynamic;	/* a name is not a string literal (TraceLogging) */
 };
 
 static void
@@ -340,6 +341,7 @@ tracelogging_class(struct etw_decoder *d, const struct etl_event *ev,
 		fs->f[fs->n].name = te.fields[i].name;
 		fs->f[fs->n].val = te.fields[i].val;
 		fs->n++;
+		fs->dynamic = 1;
 	}
 	*decoded = 1;
 	return etw_guid_class(d, ev, *te.provider ? te.provider : NULL, te.name);
@@ -472,7 +474,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 {
 	struct stream_event sev = { .h = { .cpu = ev->cpu, .pid = ev->pid,
 	    .tid = ev->tid, .ts = etw_to_ns(d, ev->ts) } };
-	struct fields fs = { d->fields, 0 };
+	struct fields fs = { d->fields, 0, 0 };
 	struct etw_kernel k;
 	uint32_t image_slot = NO_SLOT;
 	struct qentry *e;
@@ -504,6 +506,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return 0;	/* absorbed into definitions */
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
+	sev.static_names = !fs.dynamic;
 	if ((e = etw_queue_event(d, &sev, ev, owns ? owner_tid(ev, &k, &sev) :
 	    ETL_NO_ID, image_slot)) == NULL) {
 		d->failed = 1;

@@ -9,16 +9,22 @@
  * binary heap over the open buffers yields events in time order (1.8).
  * Within a buffer events are already in order, so memory stays bounded by
  * the buffers that overlap in time, not by the size of the file.
+ *
+ * The buffers are opened in the order of the index, so a second thread
+ * (ahead.h) can decompress them, or fault in their pages, before the
+ * merge reaches them; what the merge does with them stays the same.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "buf.h"
 #include "in_etl.h"
 #include "lzxpress.h"
 #include "platform.h"
+#include "ring.h"
 #include "utf.h"
 
 #define BUF_HEADER_LEN	0x48
@@ -37,6 +43,24 @@
 #define RATIO_SLACK	4096u
 /* Decompressed bytes held at once by the merge, open buffers and spares. */
 #define MAX_OPEN_BYTES	(512u << 20)
+/* Buffers made ready ahead of the merge, and their decompressed bytes. */
+#define AHEAD_SLOTS	16
+#define AHEAD_BYTES	(8u << 20)
+#define PAGE		4096
+/*
+ * Closed buffers whose pages are let go of together: each call makes
+ * the kernel flush the other threads' TLBs, so one per buffer cost a
+ * tenth of the decoder's time once the reader had a second thread.
+ */
+#define DROP_BATCH	64
+/*
+ * The merge's thread hands events over in batches; a batch also keeps
+ * the buffers closed while it was filled, whose bytes its events point
+ * into, until the caller is done with it.
+ */
+#define BATCHES		4
+#define BATCH_EVENTS	512
+#define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
@@ -80,8 +104,25 @@ struct etl_reader {
 	size_t owned_bytes;	/* decompressed copies held, spares included */
 
 	int drop_pages;		/* the data is a mapping: drop what was read */
+	struct { uint64_t start, end; } drops[DROP_BATCH];
+	size_t ndrops;		/* ranges of closed buffers not yet dropped */
+	int use_ahead;		/* may start a thread to read ahead */
+	struct ahead *ahead;	/* that thread, once the merge has begun */
+	size_t ahead_taken;	/* items taken from it */
+	struct ahead_slot inline_slot;	/* the work done here without it */
 	char error[256];
+
+	/* The merge on a thread of its own (see "the merge's thread"). */
+	struct ring *ring;
+	struct batch *batches;
+	struct batch *filling;		/* the merge thread's batch */
+	struct batch *taken;		/* the caller's batch, or NULL */
+	size_t taken_pos;		/* its next event */
+	size_t opened;			/* buffers opened, as of `taken` */
+	char taken_error[256];		/* the caller's copy of a message */
 };
+
+static void stop_merge_thread(struct etl_reader *r);
 
 static void
 set_error(struct etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -109,7 +150,8 @@ count_bad_buffer(struct etl_reader *r, uint64_t off, uint64_t bytes)
 const char *
 etl_reader_error(const struct etl_reader *r)
 {
-	return r->error;
+	/* Once the merge has a thread, r->error is that thread's. */
+	return r->ring != NULL ? r->taken_error : r->error;
 }
 
 const struct etl_header *
@@ -133,7 +175,17 @@ etl_reader_drop_pages(struct etl_reader *r, int on)
 struct etl_reader *
 etl_reader_new(void)
 {
-	return calloc(1, sizeof(struct etl_reader));
+	struct etl_reader *r = calloc(1, sizeof(struct etl_reader));
+
+	if (r != NULL)
+		r->use_ahead = 1;
+	return r;
+}
+
+void
+etl_reader_threads(struct etl_reader *r, int on)
+{
+	r->use_ahead = on;
 }
 
 static void
@@ -152,6 +204,9 @@ etl_reader_free(struct etl_reader *r)
 
 	if (r == NULL)
 		return;
+	stop_merge_thread(r);
+	ahead_free(r->ahead);
+	free(r->inline_slot.data);
 	for (i = 0; i < r->nheap; i++)
 		openbuf_free(r->heap[i]);
 	for (i = 0; i < r->nspare; i++)
@@ -761,6 +816,41 @@ get_openbuf(struct etl_reader *r)
 	return calloc(1, sizeof(struct openbuf));
 }
 
+static int
+cmp_drop(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Lets go of the pages of the closed buffers noted so far, in runs. */
+static void
+flush_drops(struct etl_reader *r)
+{
+	uint64_t start, end;
+	size_t i;
+
+	if (r->ndrops == 0)
+		return;
+	qsort(r->drops, r->ndrops, sizeof(r->drops[0]), cmp_drop);
+	start = r->drops[0].start;
+	end = r->drops[0].end;
+	for (i = 1; i <= r->ndrops; i++) {
+		if (i < r->ndrops && r->drops[i].start <= end) {
+			if (r->drops[i].end > end)
+				end = r->drops[i].end;
+			continue;
+		}
+		platform_drop_pages(r->data + start, end - start);
+		if (i < r->ndrops) {
+			start = r->drops[i].start;
+			end = r->drops[i].end;
+		}
+	}
+	r->ndrops = 0;
+}
+
 /*
  * Lets go of the pages of a buffer that has been read, the pages it
  * shares with its neighbours too: the mapping is read-only, so a
@@ -769,12 +859,28 @@ get_openbuf(struct etl_reader *r)
 static void
 drop_buffer(struct etl_reader *r, const struct bufidx *bi)
 {
-	uint64_t start = bi->off & ~(uint64_t)4095;
-	uint64_t end = (bi->off + bi->size + 4095) & ~(uint64_t)4095;
+	uint64_t start = bi->off & ~(uint64_t)(PAGE - 1);
+	uint64_t end = (bi->off + bi->size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 
 	if (end > r->len)
 		end = r->len;
-	platform_drop_pages(r->data + start, end - start);
+	if (r->ndrops == DROP_BATCH)
+		flush_drops(r);
+	r->drops[r->ndrops].start = start;
+	r->drops[r->ndrops].end = end;
+	r->ndrops++;
+}
+
+/* Keeps a closed buffer for reuse, or frees it if enough are kept. */
+static void
+spare_push(struct etl_reader *r, struct openbuf *ob)
+{
+	if (r->nspare < r->heapcap + 1) {
+		r->spare[r->nspare++] = ob;
+		return;
+	}
+	r->owned_bytes -= ob->owned_cap;
+	openbuf_free(ob);
 }
 
 static void
@@ -782,8 +888,21 @@ close_openbuf(struct etl_reader *r, struct openbuf *ob)
 {
 	if (r->drop_pages && ob->idx != NULL)
 		drop_buffer(r, ob->idx);
-	/* r->spare has room: it never holds more than were opened at once. */
-	r->spare[r->nspare++] = ob;
+	spare_push(r, ob);
+}
+
+static int batch_keep(struct etl_reader *r, struct openbuf *ob);
+
+/*
+ * Closes a buffer whose events were handed out: with the merge on its
+ * own thread, the caller may still be reading them, so the buffer waits
+ * in the batch until the caller is done with it.
+ */
+static void
+retire_openbuf(struct etl_reader *r, struct openbuf *ob)
+{
+	if (r->filling == NULL || batch_keep(r, ob) != 0)
+		close_openbuf(r, ob);
 }
 
 /* Lets go of the decompressed copies that closed buffers keep for reuse. */
@@ -802,54 +921,138 @@ release_spares(struct etl_reader *r)
 	}
 }
 
+/* ---- reading ahead ---- */
+
+/* The bytes of the decompressed copy that buffer k needs. */
+static size_t
+ahead_weigh(void *arg, size_t k)
+{
+	const struct etl_reader *r = arg;
+	const struct bufidx *bi = &r->bufs[k];
+
+	return (bi->flags & FLAG_COMPRESSED) ? bi->filled : 0;
+}
+
+/*
+ * Makes buffer k ready: decompresses a compressed one into the slot
+ * (result: what lzxpress_decompress() returned, -2 if out of memory),
+ * and faults in the pages of a plain one, so that the decoder's thread
+ * does not wait for them.
+ */
+static void
+ahead_work(void *arg, size_t k, struct ahead_slot *s)
+{
+	const struct etl_reader *r = arg;
+	const struct bufidx *bi = &r->bufs[k];
+	const unsigned char *b = r->data + bi->off;
+	volatile unsigned char sink = 0;
+	size_t i;
+
+	if (!(bi->flags & FLAG_COMPRESSED)) {
+		for (i = 0; i < bi->filled; i += PAGE)
+			sink ^= b[i];
+		s->result = sink & 0;
+		return;
+	}
+	if (s->cap < bi->filled) {
+		free(s->data);
+		s->cap = 0;
+		if ((s->data = malloc(bi->filled)) == NULL) {
+			s->result = -2;
+			return;
+		}
+		s->cap = bi->filled;
+	}
+	memcpy(s->data, b, BUF_HEADER_LEN);
+	s->detail = 0;
+	s->result = lzxpress_decompress(b + BUF_HEADER_LEN,
+	    bi->size - BUF_HEADER_LEN, s->data + BUF_HEADER_LEN,
+	    bi->filled - BUF_HEADER_LEN, &s->detail);
+}
+
+static const struct ahead_ops ahead_ops = { ahead_weigh, ahead_work };
+
+/*
+ * The work of the buffer the merge opens now, bufs[next_buf - 1]: from
+ * the thread if there is one (started at the first buffer), else done
+ * here.
+ */
+static struct ahead_slot *
+take_ready(struct etl_reader *r)
+{
+	size_t k = r->next_buf - 1;
+	struct ahead_slot *s = NULL;
+
+	if (r->use_ahead && r->ahead == NULL && k == 0 && r->nbufs > 1)
+		r->ahead = ahead_start(&ahead_ops, r, r->nbufs, AHEAD_SLOTS,
+		    AHEAD_BYTES);
+	/* A buffer that failed to open (out of memory) was never taken. */
+	while (r->ahead != NULL && r->ahead_taken <= k &&
+	    (s = ahead_take(r->ahead)) != NULL)
+		r->ahead_taken++;
+	if (s != NULL)
+		return s;
+	ahead_work(r, k, &r->inline_slot);
+	return &r->inline_slot;
+}
+
+/* Whether the decompressed copy of `bi` may be held; error set if not. */
+static int
+may_hold(struct etl_reader *r, const struct openbuf *ob,
+    const struct bufidx *bi, size_t cap)
+{
+	if (r->owned_bytes - ob->owned_cap + cap <= MAX_OPEN_BYTES)
+		return 1;
+	release_spares(r);
+	if (r->owned_bytes - ob->owned_cap + cap <= MAX_OPEN_BYTES)
+		return 1;
+	set_error(r, bi->off, "compressed buffers overlapping in time need "
+	    "more than %u MiB at once: buffer at 0x%llx skipped, %u bytes",
+	    MAX_OPEN_BYTES >> 20, (unsigned long long)bi->off, bi->size);
+	count_bad_buffer(r, bi->off, bi->size);
+	return 0;
+}
+
 /* Makes the buffer's event area readable: decompressed if need be. */
 static int
 map_buffer(struct etl_reader *r, struct openbuf *ob, const struct bufidx *bi)
 {
-	const unsigned char *b = r->data + bi->off;
-	size_t want = bi->filled - BUF_HEADER_LEN, err_at = 0;
+	struct ahead_slot *s = take_ready(r);
+	size_t want = bi->filled - BUF_HEADER_LEN;
+	unsigned char *spare;
+	size_t spare_cap;
 
 	ob->idx = bi;
 	ob->pos = BUF_HEADER_LEN;
 	ob->end = bi->filled;
 	ob->last_ts = bi->first_ts;
 	if (!(bi->flags & FLAG_COMPRESSED)) {
-		ob->data = b;
+		ob->data = r->data + bi->off;
 		return 0;
 	}
-	if (ob->owned_cap < bi->filled) {
-		r->owned_bytes -= ob->owned_cap;
-		free(ob->owned);
-		ob->owned = NULL;
-		ob->owned_cap = 0;
-		if (r->owned_bytes + bi->filled > MAX_OPEN_BYTES)
-			release_spares(r);
-		if (r->owned_bytes + bi->filled > MAX_OPEN_BYTES) {
-			set_error(r, bi->off, "compressed buffers overlapping in "
-			    "time need more than %u MiB at once: buffer at "
-			    "0x%llx skipped, %u bytes", MAX_OPEN_BYTES >> 20,
-			    (unsigned long long)bi->off, bi->size);
-			count_bad_buffer(r, bi->off, bi->size);
-			return -1;
-		}
-		if ((ob->owned = malloc(bi->filled)) == NULL) {
-			set_error(r, bi->off, "out of memory for a compressed "
-			    "buffer of %u bytes: skipped", bi->filled);
-			count_bad_buffer(r, bi->off, bi->size);
-			return -1;
-		}
-		ob->owned_cap = bi->filled;
-		r->owned_bytes += bi->filled;
+	if (s->result == -2) {
+		set_error(r, bi->off, "out of memory for a compressed buffer of "
+		    "%u bytes: skipped", bi->filled);
+		count_bad_buffer(r, bi->off, bi->size);
+		return -1;
 	}
-	memcpy(ob->owned, b, BUF_HEADER_LEN);
-	if (lzxpress_decompress(b + BUF_HEADER_LEN, bi->size - BUF_HEADER_LEN,
-	    ob->owned + BUF_HEADER_LEN, want, &err_at) != (long)want) {
-		set_error(r, bi->off + BUF_HEADER_LEN + err_at,
+	if (!may_hold(r, ob, bi, s->cap))
+		return -1;
+	if (s->result != (long)want) {
+		set_error(r, bi->off + BUF_HEADER_LEN + s->detail,
 		    "corrupt compressed buffer at 0x%llx, %u bytes skipped",
 		    (unsigned long long)bi->off, bi->size);
 		count_bad_buffer(r, bi->off, bi->size);
 		return -1;
 	}
+	/* The copy becomes the open buffer's; its old one goes back. */
+	spare = ob->owned;
+	spare_cap = ob->owned_cap;
+	ob->owned = s->data;
+	ob->owned_cap = s->cap;
+	r->owned_bytes += s->cap - spare_cap;
+	s->data = spare;
+	s->cap = spare_cap;
 	ob->data = ob->owned;
 	return 0;
 }
@@ -898,45 +1101,237 @@ open_next(struct etl_reader *r)
 	return 0;
 }
 
-/* Moves the buffer returned last time to its next event. */
+/*
+ * Whether `ob`, just advanced, holds the next event of the merge: before
+ * every open buffer's and before the start of every buffer not yet
+ * open.  It mostly does (a buffer holds runs of one processor's events),
+ * and then it need not go through the heap.
+ */
+static int
+still_first(const struct etl_reader *r, const struct openbuf *ob)
+{
+	return (r->nheap == 0 || heap_less(ob, r->heap[0])) &&
+	    (r->next_buf == r->nbufs || r->bufs[r->next_buf].first_ts >
+	    ob->cur.ts);
+}
+
+/*
+ * Moves the buffer returned last time to its next event.
+ * @return : 1 if it holds the next event still (and stays popped), 0 if
+ *	it went back to the heap or was closed, -1 if the rest of it was
+ *	skipped as corrupt.
+ */
 static int
 advance_popped(struct etl_reader *r)
 {
 	struct openbuf *ob = r->popped;
 	int st;
 
-	r->popped = NULL;
 	if ((st = load_event(r, ob)) > 0) {
+		if (still_first(r, ob))
+			return 1;
+		r->popped = NULL;
 		heap_push(r, ob);
 		return 0;
 	}
-	close_openbuf(r, ob);
+	r->popped = NULL;
+	retire_openbuf(r, ob);
 	return st;
 }
 
-enum etl_status
-etl_reader_next(struct etl_reader *r, struct etl_event *ev)
+/* The next event of the merge, on whichever thread runs it. */
+static enum etl_status
+merge_next(struct etl_reader *r, struct etl_event *ev)
 {
 	struct openbuf *ob;
+	int st;
 
-	if (r->popped != NULL && advance_popped(r) < 0)
-		return ETL_WARN;
+	if (r->popped != NULL && (st = advance_popped(r)) != 0) {
+		if (st < 0)
+			return ETL_WARN;
+		*ev = r->popped->cur;
+		return ETL_OK;
+	}
 	/* Open every buffer that starts before the earliest open event. */
 	while (r->next_buf < r->nbufs && (r->nheap == 0 ||
 	    r->bufs[r->next_buf].first_ts <= r->heap[0]->cur.ts))
 		if (open_next(r) < 0)
 			return ETL_WARN;
-	if (r->nheap == 0)
+	if (r->nheap == 0) {
+		flush_drops(r);
 		return ETL_EOF;
+	}
 	ob = heap_pop(r);
 	*ev = ob->cur;
 	r->popped = ob;
 	return ETL_OK;
 }
 
+/* ---- the merge's thread ---- */
+
+struct batch {
+	struct etl_event ev[BATCH_EVENTS];
+	size_t n;
+	enum etl_status end;	/* after the events: ETL_OK, _WARN or _EOF */
+	char error[256];	/* the message of ETL_WARN */
+	size_t opened;		/* buffers opened once it was full */
+	struct openbuf **closed;	/* buffers its events point into */
+	size_t nclosed, closed_cap, closed_bytes;
+};
+
+/* Keeps `ob` in the batch being filled.  @return : 0, or -1 if OOM. */
+static int
+batch_keep(struct etl_reader *r, struct openbuf *ob)
+{
+	struct batch *b = r->filling;
+
+	if (b->nclosed == b->closed_cap) {
+		size_t cap = b->closed_cap ? b->closed_cap * 2 : 16;
+		struct openbuf **p = realloc(b->closed, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		b->closed = p;
+		b->closed_cap = cap;
+	}
+	if (r->drop_pages && ob->idx != NULL)
+		drop_buffer(r, ob->idx);
+	b->closed[b->nclosed++] = ob;
+	b->closed_bytes += ob->owned_cap;
+	return 0;
+}
+
+/* The buffers a batch kept go back to the spares: it has been read. */
+static void
+batch_recycle(struct etl_reader *r, struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nclosed; i++)
+		spare_push(r, b->closed[i]);
+	b->nclosed = b->closed_bytes = 0;
+}
+
+/*
+ * Fills a batch with the merge's next events, up to a message or the
+ * end, or until the buffers it keeps weigh too much.
+ */
+static void
+fill_batch(struct etl_reader *r, struct batch *b)
+{
+	enum etl_status st = ETL_OK;
+
+	b->n = 0;
+	while (b->n < BATCH_EVENTS && b->closed_bytes < BATCH_CLOSED_BYTES &&
+	    (st = merge_next(r, &b->ev[b->n])) == ETL_OK)
+		b->n++;
+	b->end = st;
+	if (st == ETL_WARN)
+		memcpy(b->error, r->error, sizeof(b->error));
+	b->opened = r->next_buf;
+}
+
+/* The merge's thread: batches until the end of the merge. */
+static void
+merge_batches(void *arg)
+{
+	struct etl_reader *r = arg;
+	struct batch *b;
+	long slot;
+
+	do {
+		if ((slot = ring_put_begin(r->ring, 1)) < 0)
+			return;
+		b = r->filling = &r->batches[slot];
+		batch_recycle(r, b);
+		fill_batch(r, b);
+		ring_put_end(r->ring);
+	} while (b->end != ETL_EOF);
+	ring_close(r->ring);
+}
+
+/* Starts the merge's thread.  @return : 0, or -1 to merge here. */
+static int
+start_merge_thread(struct etl_reader *r)
+{
+	if ((r->batches = calloc(BATCHES, sizeof(*r->batches))) == NULL ||
+	    (r->ring = ring_new(BATCHES, BATCHES)) == NULL ||
+	    ring_thread_start(r->ring, merge_batches, r) != 0) {
+		ring_free(r->ring);
+		r->ring = NULL;
+		free(r->batches);
+		r->batches = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Stops the merge's thread and frees the batches (the reader's end). */
+static void
+stop_merge_thread(struct etl_reader *r)
+{
+	size_t i, j;
+
+	if (r->ring == NULL)
+		return;
+	ring_stop(r->ring);
+	ring_thread_join(r->ring);
+	ring_free(r->ring);
+	for (i = 0; i < BATCHES; i++) {
+		for (j = 0; j < r->batches[i].nclosed; j++)
+			openbuf_free(r->batches[i].closed[j]);
+		free(r->batches[i].closed);
+	}
+	free(r->batches);
+}
+
+/* The next event from the batches. */
+static enum etl_status
+batch_next(struct etl_reader *r, struct etl_event *ev)
+{
+	struct batch *b = r->taken;
+	long slot;
+
+	for (;;) {
+		if (b != NULL && r->taken_pos < b->n) {
+			*ev = b->ev[r->taken_pos++];
+			return ETL_OK;
+		}
+		if (b != NULL) {
+			enum etl_status end = b->end;
+
+			if (end == ETL_WARN)
+				memcpy(r->taken_error, b->error,
+				    sizeof(r->taken_error));
+			if (end == ETL_EOF)
+				return ETL_EOF;
+			ring_get_end(r->ring);
+			r->taken = b = NULL;
+			if (end == ETL_WARN)
+				return ETL_WARN;
+		}
+		if ((slot = ring_get_begin(r->ring)) < 0)
+			return ETL_EOF;
+		b = r->taken = &r->batches[slot];
+		r->taken_pos = 0;
+		r->opened = b->opened;
+	}
+}
+
+enum etl_status
+etl_reader_next(struct etl_reader *r, struct etl_event *ev)
+{
+	if (r->ring == NULL && r->use_ahead && r->next_buf == 0 &&
+	    r->nbufs > 1 && r->popped == NULL)
+		(void)start_merge_thread(r);
+	if (r->ring != NULL)
+		return batch_next(r, ev);
+	return merge_next(r, ev);
+}
+
 size_t
 etl_reader_buffers_opened(const struct etl_reader *r, size_t *total)
 {
 	*total = r->nbufs;
-	return r->next_buf;
+	return r->ring != NULL ? r->opened : r->next_buf;
 }

@@ -112,6 +112,13 @@ const struct etl_header *etl_reader_header(const struct etl_reader *r);
 void etl_reader_drop_pages(struct etl_reader *r, int on);
 
 /*
+ * Whether the reader may decompress buffers (or fault in their pages)
+ * on a second thread ahead of the merge (ahead.h); on unless turned
+ * off.  The events and messages are the same either way.
+ */
+void etl_reader_threads(struct etl_reader *r, int on);
+
+/*
  * The next event in time order.
  * @return : ETL_OK with *ev filled, ETL_WARN when a buffer or an event
  *	was skipped (*ev is not filled; call again), or ETL_EOF.

@@ -1,5 +1,9 @@
 /*
  * intern.c - open addressing with linear probing; keys live in an arena.
+ *
+ * A slot holds the key's hash beside its id, so that a probe that does
+ * not match is told by the slot alone: the stack table outgrows the
+ * cache, and each array touched on the way was a miss.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +31,17 @@ intern_hash(const void *key, size_t len)
 	return (uint32_t)h;
 }
 
+#define SLOT_ID(s)	((uint32_t)(s))
+#define SLOT_HASH(s)	((uint32_t)((s) >> 32))
+#define SLOT(id, hash)	((uint64_t)(hash) << 32 | (id))
+
 static int
-key_equal(const struct intern *t, uint32_t id, const void *key, size_t len,
+key_equal(const struct intern *t, uint64_t slot, const void *key, size_t len,
     uint32_t hash)
 {
-	return t->hashes[id] == hash && t->lens[id] == len &&
+	uint32_t id = SLOT_ID(slot);
+
+	return SLOT_HASH(slot) == hash && t->lens[id] == len &&
 	    memcmp(t->arena + t->offs[id], key, len) == 0;
 }
 
@@ -39,7 +49,7 @@ static int
 grow_slots(struct intern *t)
 {
 	size_t n = t->nslots ? t->nslots * 2 : 1024;
-	uint32_t *slots = calloc(n, sizeof(*slots));
+	uint64_t *slots = calloc(n, sizeof(*slots));
 	uint32_t id;
 
 	if (slots == NULL)
@@ -49,7 +59,7 @@ grow_slots(struct intern *t)
 
 		while (slots[i] != 0)
 			i = (i + 1) & (n - 1);
-		slots[i] = id;
+		slots[i] = SLOT(id, t->hashes[id]);
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -113,7 +123,7 @@ intern_add(struct intern *t, const void *key, size_t len, int *added)
 	for (i = hash & (t->nslots - 1); t->slots[i] != 0;
 	    i = (i + 1) & (t->nslots - 1))
 		if (key_equal(t, t->slots[i], key, len, hash))
-			return t->slots[i];
+			return SLOT_ID(t->slots[i]);
 	if (t->count + 2 > t->idcap && grow_ids(t) != 0)
 		return 0;
 	id = t->count + 1;
@@ -123,7 +133,7 @@ intern_add(struct intern *t, const void *key, size_t len, int *added)
 	t->lens[id] = len;
 	t->hashes[id] = hash;
 	t->count = id;
-	t->slots[i] = id;
+	t->slots[i] = SLOT(id, hash);
 	if (added != NULL)
 		*added = 1;
 	return id;
@@ -141,7 +151,7 @@ intern_find(const struct intern *t, const void *key, size_t len)
 	for (i = hash & (t->nslots - 1); t->slots[i] != 0;
 	    i = (i + 1) & (t->nslots - 1))
 		if (key_equal(t, t->slots[i], key, len, hash))
-			return t->slots[i];
+			return SLOT_ID(t->slots[i]);
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 struct intern {
-	uint32_t *slots;	/* id, or 0 for empty */
+	uint64_t *slots;	/* hash << 32 | id, or 0 for empty */
 	size_t nslots;
 	size_t *offs;		/* offs[id]: key start in the arena */
 	size_t *lens;

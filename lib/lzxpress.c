@@ -124,20 +124,54 @@ read_long_length(struct lzx_reader *r, uint64_t *len)
 
 /*
  * Copies `n` bytes from `offset` back.  When source and destination
- * overlap each byte must see the ones just written, so only a
- * non-overlapping copy may use memcpy.
+ * overlap each byte must see the ones just written: 8 bytes at a time
+ * do when the offset is at least 8 (each word's source is written
+ * already), single bytes below that.
  */
 static void
-copy_match(unsigned char *op, size_t offset, size_t n)
+copy_match(unsigned char *op, const unsigned char *oend, size_t offset,
+    size_t n)
 {
 	const unsigned char *from = op - offset;
+	size_t i = 0;
 
-	if (offset >= n && n > 16) {
+	/* Short and apart, with room behind: one fixed-size copy. */
+	if (offset >= 16 && n <= 16 && oend - op >= 16) {
+		memcpy(op, from, 16);
+		return;
+	}
+	if (offset >= n) {
 		memcpy(op, from, n);
 		return;
 	}
-	while (n-- > 0)
-		*op++ = *from++;
+	if (offset >= 8)
+		for (; i + 8 <= n; i += 8)
+			memcpy(op + i, from + i, 8);
+	for (; i < n; i++)
+		op[i] = from[i];
+}
+
+/*
+ * The literals that the flag bits left in `flags` (nflags of them, most
+ * significant first) announce before the next match: a run of zeros.
+ */
+static unsigned
+literal_run(uint32_t flags, unsigned nflags)
+{
+	uint32_t rest = flags << (32 - nflags);
+	unsigned run = 0;
+
+	if (rest == 0)
+		return nflags;
+#if defined(__GNUC__)
+	run = (unsigned)__builtin_clz(rest);
+#else
+	while (!(rest & 0x80000000u)) {
+		rest <<= 1;
+		run++;
+	}
+#endif
+	return run < nflags ? run : nflags;
 }
 
 /* Decodes one match and copies it, cut short at `oend`. */
@@ -164,7 +198,7 @@ decode_match(struct lzx_reader *r, const unsigned char *out,
 	room = (size_t)(oend - *op);
 	if (len > room)
 		len = room;
-	copy_match(*op, offset, (size_t)len);
+	copy_match(*op, oend, offset, (size_t)len);
 	*op += len;
 	return 0;
 }
@@ -192,7 +226,7 @@ lzxpress_decompress(const unsigned char *in, size_t in_len,
 	unsigned char *op = out;
 	const unsigned char *oend;
 	uint32_t flags = 0;
-	unsigned nflags = 0;
+	unsigned nflags = 0, run;
 
 	if (out_len == 0)
 		return 0;
@@ -208,12 +242,28 @@ lzxpress_decompress(const unsigned char *in, size_t in_len,
 			r.p += 4;
 			nflags = 32;
 		}
+		/* Literals come in runs: copy each run at once. */
+		if ((run = literal_run(flags, nflags)) > 0) {
+			size_t n = run, in_left = (size_t)(r.end - r.p);
+
+			if (n > (size_t)(oend - op))
+				n = (size_t)(oend - op);
+			if (n > in_left) {
+				memcpy(op, r.p, in_left);
+				return decode_failed(in, r.end, err_at);
+			}
+			/* Short runs: a fixed-size copy is a move, not a call. */
+			if (n <= 16 && in_left >= 16 && oend - op >= 16)
+				memcpy(op, r.p, 16);
+			else
+				memcpy(op, r.p, n);
+			op += n;
+			r.p += n;
+			nflags -= (unsigned)n;
+			continue;
+		}
 		nflags--;
-		if ((flags >> nflags & 1) == 0) {
-			if (r.p == r.end)
-				return decode_failed(in, r.p, err_at);
-			*op++ = *r.p++;
-		} else if (decode_match(&r, out, &op, oend) == -1)
+		if (decode_match(&r, out, &op, oend) == -1)
 			return decode_failed(in, r.fail, err_at);
 	}
 	return (long)(op - out);

@@ -269,6 +269,12 @@ struct stream_event {
 	struct stream_event_head h;
 	size_t nfields;
 	const struct stream_field *fields;
+	/*
+	 * 1 if every field name is a string literal (or otherwise lives,
+	 * unchanged, as long as the writer): the writer then knows a name
+	 * by its address, without comparing the text.
+	 */
+	int static_names;
 	const unsigned char *payload;
 	size_t payload_len;
 };
@@ -340,6 +346,15 @@ struct stream_writer;
  * levels are faster).  @return : NULL if out of memory.
  */
 struct stream_writer *stream_writer_new(FILE *fp, int level);
+
+/*
+ * From now on, compresses and writes frames on a thread of their own
+ * (see ring.h), so that encoding and compressing use two cores; the
+ * output is the same.  Nothing else may write to fp until the writer is
+ * closed.  A write error is then seen one frame later.  Without threads
+ * (none could be made) the writer goes on as before.
+ */
+void stream_writer_async(struct stream_writer *w);
 
 /*
  * Flushes the last frame and frees the writer; fp is not closed.

@@ -5,6 +5,11 @@
  * record would take it past STREAM_FRAME_MAX the buffer is compressed as
  * one zstd frame with a content checksum and written out.  The record
  * layouts are those of man/etl-stream.5.
+ *
+ * After stream_writer_async() the frames go through a ring to a thread
+ * of their own, which compresses and writes them while the caller
+ * encodes the next: zstd is a quarter of etlcat's time on one core.
+ * The bytes written are the same either way.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,10 +19,12 @@
 
 #include "buf.h"
 #include "intern.h"
+#include "ring.h"
 #include "stream.h"
 
 #define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
+#define ASYNC_FRAMES	4	/* frames between the encoder and the writer */
 
 struct stream_writer {
 	FILE *fp;
@@ -36,9 +43,15 @@ struct stream_writer {
 	struct {
 		const char *ptr;
 		stream_id id;
+		int is_static;	/* ptr was a string literal's */
 	} names[NAME_CACHE];
 	int failed;		/* a write failed; errno was saved */
 	int saved_errno;
+
+	/* The writing thread's, once stream_writer_async() has made it. */
+	struct ring *ring;
+	struct buf slots[ASYNC_FRAMES];	/* frames handed over */
+	int thread_errno;		/* its write failed: read after a stop */
 };
 
 struct stream_writer *
@@ -69,26 +82,103 @@ fail(struct stream_writer *w, int err)
 	return -1;
 }
 
+/* Compresses `frame` and writes it.  @return : 0, or an errno value. */
+static int
+compress_frame(ZSTD_CCtx *cctx, FILE *fp, struct buf *zbuf,
+    const struct buf *frame)
+{
+	size_t bound = ZSTD_compressBound(frame->len), n;
+
+	if (buf_reserve(zbuf, bound) == NULL)
+		return ENOMEM;
+	n = ZSTD_compress2(cctx, zbuf->data, bound, frame->data, frame->len);
+	if (ZSTD_isError(n))
+		return EIO;
+	if (fwrite(zbuf->data, 1, n, fp) != n)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* The writing thread: every frame the ring brings, in order. */
+static void
+write_frames(void *arg)
+{
+	struct stream_writer *w = arg;
+	long slot;
+	int err;
+
+	while ((slot = ring_get_begin(w->ring)) >= 0) {
+		err = compress_frame(w->cctx, w->fp, &w->zbuf,
+		    &w->slots[slot]);
+		ring_get_end(w->ring);
+		if (err != 0) {
+			/* Seen by the encoder when its next frame is refused. */
+			w->thread_errno = err;
+			ring_stop(w->ring);
+			return;
+		}
+	}
+}
+
+/* Hands the frame to the writing thread and takes an empty one back. */
+static int
+hand_over_frame(struct stream_writer *w)
+{
+	struct buf spare;
+	long slot;
+
+	if ((slot = ring_put_begin(w->ring, 1)) < 0)
+		return fail(w, w->thread_errno ? w->thread_errno : EIO);
+	spare = w->slots[slot];
+	w->slots[slot] = w->frame;
+	spare.len = 0;
+	w->frame = spare;
+	ring_put_end(w->ring);
+	return 0;
+}
+
 static int
 flush_frame(struct stream_writer *w)
 {
-	size_t bound, n;
+	int err;
 
 	if (w->frame.len == 0 || w->failed)
 		return w->failed ? fail(w, w->saved_errno) : 0;
 	if (w->frame.oom)
 		return fail(w, ENOMEM);
-	bound = ZSTD_compressBound(w->frame.len);
-	if (buf_reserve(&w->zbuf, bound) == NULL)
-		return fail(w, ENOMEM);
-	n = ZSTD_compress2(w->cctx, w->zbuf.data, bound, w->frame.data,
-	    w->frame.len);
-	if (ZSTD_isError(n))
-		return fail(w, EIO);
-	if (fwrite(w->zbuf.data, 1, n, w->fp) != n)
-		return fail(w, errno ? errno : EIO);
+	if (w->ring != NULL)
+		return hand_over_frame(w);
+	if ((err = compress_frame(w->cctx, w->fp, &w->zbuf, &w->frame)) != 0)
+		return fail(w, err);
 	w->frame.len = 0;
 	return 0;
+}
+
+void
+stream_writer_async(struct stream_writer *w)
+{
+	if (w->ring != NULL || (w->ring = ring_new(ASYNC_FRAMES, ASYNC_FRAMES))
+	    == NULL)
+		return;
+	if (ring_thread_start(w->ring, write_frames, w) != 0) {
+		ring_free(w->ring);
+		w->ring = NULL;
+	}
+}
+
+/* Waits for the writing thread to write what it was given. */
+static int
+end_async(struct stream_writer *w)
+{
+	int i;
+
+	ring_close(w->ring);
+	ring_thread_join(w->ring);
+	ring_free(w->ring);
+	w->ring = NULL;
+	for (i = 0; i < ASYNC_FRAMES; i++)
+		buf_release(&w->slots[i]);
+	return w->thread_errno ? fail(w, w->thread_errno) : 0;
 }
 
 int
@@ -96,6 +186,8 @@ stream_writer_close(struct stream_writer *w)
 {
 	int rc = flush_frame(w);
 
+	if (w->ring != NULL && end_async(w) != 0)
+		rc = -1;
 	if (rc == 0 && fflush(w->fp) != 0)
 		rc = fail(w, errno);
 	ZSTD_freeCCtx(w->cctx);
@@ -478,55 +570,150 @@ put_value(struct buf *b, const struct value *v)
 	}
 }
 
-/* The id of a field name, through the pointer cache. */
+/*
+ * The id of a field name, through the pointer cache.  A name that may
+ * live in reused memory is checked against the text; a string literal
+ * (the caller says all its names are) is known by its address alone.
+ */
 static stream_id
-field_name_id(struct stream_writer *w, const char *name)
+field_name_id(struct stream_writer *w, const char *name, int is_static)
 {
-	size_t slot = ((uintptr_t)name >> 3) % NAME_CACHE, len;
+	/* Short literals may share 8 bytes: hash every bit of the address. */
+	size_t slot = (size_t)(((uint64_t)(uintptr_t)name *
+	    0x9e3779b97f4a7c15ULL) >> 32) % NAME_CACHE, len;
 	const char *key;
 
-	if (w->names[slot].ptr == name &&
-	    (key = intern_key(&w->strings, w->names[slot].id, &len)) != NULL &&
-	    strncmp(key, name, len) == 0 && name[len] == '\0')
-		return w->names[slot].id;
+	if (w->names[slot].ptr == name && w->names[slot].id != 0) {
+		if (is_static && w->names[slot].is_static)
+			return w->names[slot].id;
+		if ((key = intern_key(&w->strings, w->names[slot].id,
+		    &len)) != NULL && strncmp(key, name, len) == 0 &&
+		    name[len] == '\0')
+			return w->names[slot].id;
+	}
 	w->names[slot].ptr = name;
+	w->names[slot].is_static = is_static;
 	return w->names[slot].id = intern_cstr(w, name);
 }
 
-/* Encodes an event record, word included, into `b` (which is cleared). */
+/* Stores for encode_event(), into room reserved beforehand. */
+static inline unsigned char *
+store_u32(unsigned char *d, uint32_t v)
+{
+	d[0] = v & 0xff;
+	d[1] = (v >> 8) & 0xff;
+	d[2] = (v >> 16) & 0xff;
+	d[3] = v >> 24;
+	return d + 4;
+}
+
+static inline unsigned char *
+store_var(unsigned char *d, uint64_t v)
+{
+	while (v >= 0x80) {
+		*d++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*d++ = (unsigned char)v;
+	return d;
+}
+
+/* A value as put_value() encodes it. */
+static unsigned char *
+store_value(unsigned char *d, const struct value *v)
+{
+	*d++ = v->type;
+	switch (v->type) {
+	case VAL_I64:
+	case VAL_NS:
+		return store_var(d, ((uint64_t)v->v.i << 1) ^
+		    (uint64_t)(v->v.i >> 63));
+	case VAL_U64:
+	case VAL_HEX:
+	case VAL_UTC:
+	case VAL_BOOL:
+		return store_var(d, v->v.u);
+	case VAL_F64: {
+		uint64_t bits;
+
+		memcpy(&bits, &v->v.f, 8);
+		d = store_u32(d, (uint32_t)bits);
+		return store_u32(d, (uint32_t)(bits >> 32));
+	}
+	case VAL_STR:
+	case VAL_BYTES:
+		d = store_var(d, v->v.s.len);
+		if (v->v.s.len > 0)
+			memcpy(d, v->v.s.ptr, v->v.s.len);
+		return d + v->v.s.len;
+	case VAL_GUID:
+		memcpy(d, v->v.s.ptr, 16);
+		return d + 16;
+	case VAL_NULL:
+		break;
+	}
+	return d;
+}
+
+/* The most bytes store_value() may write for `v`. */
+static size_t
+value_bound(const struct value *v)
+{
+	if (v->type == VAL_STR || v->type == VAL_BYTES)
+		return 1 + 10 + v->v.s.len;
+	return 1 + 16;
+}
+
+/*
+ * Encodes an event record, word included, into `b` (which is cleared).
+ * Every event of a trace comes through here, so the room is reserved
+ * once and the bytes stored directly: a third of the encoder's time
+ * went to checking the room of each field.
+ */
 static int
 encode_event(struct stream_writer *w, const struct stream_event *ev,
     struct buf *b)
 {
 	const struct stream_event_head *h = &ev->h;
 	stream_id names[STREAM_EVENT_FIELDS_MAX];
-	size_t i, nfields = ev->nfields;
+	size_t i, nfields = ev->nfields, bound;
+	unsigned char *d;
 
 	if (nfields > STREAM_EVENT_FIELDS_MAX)
 		nfields = STREAM_EVENT_FIELDS_MAX;
 	/* Intern the names first: interning may emit string records. */
-	for (i = 0; i < nfields; i++)
-		if ((names[i] = field_name_id(w, ev->fields[i].name)) == 0)
-			return -1;
-	b->len = 0;
-	buf_put_u32(b, REC_EVENT);
-	buf_put_u8(b, h->kind);
-	buf_put_u8(b, h->op);
-	buf_put_u16(b, h->cpu);
-	buf_put_u32(b, h->stack);
-	buf_put_u64(b, (uint64_t)h->ts);
-	buf_put_u32(b, h->pid);
-	buf_put_u32(b, h->tid);
-	buf_put_u32(b, h->cls);
-	buf_put_u32(b, 0);
-	buf_put_var(b, nfields);
+	bound = 36 + 10 + 10 + ev->payload_len;
 	for (i = 0; i < nfields; i++) {
-		buf_put_var(b, names[i]);
-		put_value(b, &ev->fields[i].val);
+		if ((names[i] = field_name_id(w, ev->fields[i].name,
+		    ev->static_names)) == 0)
+			return -1;
+		bound += 5 + value_bound(&ev->fields[i].val);
 	}
-	buf_put_bytes(b, ev->payload, ev->payload_len);
-	if (b->oom)
+	b->len = 0;
+	if (bound > STREAM_FRAME_MAX + 64 || (d = buf_reserve(b, bound)) == NULL)
 		return -1;
+	d = store_u32(d, REC_EVENT);
+	*d++ = h->kind;
+	*d++ = h->op;
+	*d++ = h->cpu & 0xff;
+	*d++ = h->cpu >> 8;
+	d = store_u32(d, h->stack);
+	d = store_u32(d, (uint32_t)h->ts);
+	d = store_u32(d, (uint32_t)((uint64_t)h->ts >> 32));
+	d = store_u32(d, h->pid);
+	d = store_u32(d, h->tid);
+	d = store_u32(d, h->cls);
+	d = store_u32(d, 0);
+	d = store_var(d, nfields);
+	for (i = 0; i < nfields; i++) {
+		d = store_var(d, names[i]);
+		d = store_value(d, &ev->fields[i].val);
+	}
+	d = store_var(d, ev->payload_len);
+	if (ev->payload_len > 0)
+		memcpy(d, ev->payload, ev->payload_len);
+	d += ev->payload_len;
+	b->len = (size_t)(d - b->data);
 	if (b->len - 4 > STREAM_RECORD_MAX)
 		return -1;
 	set_body_len(b);

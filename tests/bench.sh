@@ -192,6 +192,8 @@ timing_of() {
 	run "cat" "cat '$trace'" cat
 	run "zstd -1" "zstd -1 -q -c '$trace'" zstd
 	run "etlcat" "etlcat -q '$trace'" etlcat
+	run "etlcat on one thread (ETL_THREADS=1)" \
+	    "env ETL_THREADS=1 etlcat -q '$trace'" etlcat1
 	run "etlcat | etlagg stats | etlreport -f csv" \
 	    "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
 	run "etlcat | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \

@@ -331,8 +331,8 @@ main(int argc, char *argv[])
 	}
 	fp = cli_open_output(a.out, 1, a.force, a.nfiles, a.files);
 	r = stream_reader_new(a.ops->reader_flags);
-	w = stream_writer_new(fp, 1);
-	if (r == NULL || w == NULL)
+	w = cli_stream_writer(fp, 1);
+	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (stream_write_header(w, PRODUCER) != 0)
 		cli_write_error(a.out);

@@ -135,6 +135,7 @@ cat_etl(struct stream_writer *w, const char *name,
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	etl_reader_drop_pages(r, m->is_mapped);
+	etl_reader_threads(r, cli_threads());
 	st = etl_reader_open_mem(r, m->data, m->len);
 	if (st == ETL_FATAL) {
 		cli_warn("%s: %s", name, etl_reader_error(r));
@@ -290,8 +291,7 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	fp = cli_open_output(out, 1, force, argc, argv);
-	if ((w = stream_writer_new(fp, level)) == NULL)
-		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	w = cli_stream_writer(fp, level);
 	if (argc == 0)
 		status = cat_one(w, "-", &o);
 	for (i = 0; i < argc; i++)

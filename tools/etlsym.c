@@ -105,9 +105,9 @@ stream_mode(struct sym_path *sp, int argc, char *argv[], const char *out,
 	memset(&run, 0, sizeof(run));
 	run.out = out;
 	r = stream_reader_new(STREAM_KEEP_STACKS);
-	run.w = stream_writer_new(fp, 1);
+	run.w = cli_stream_writer(fp, 1);
 	run.ss = sym_stream_new(sp, "etlsym");
-	if (r == NULL || run.w == NULL || run.ss == NULL)
+	if (r == NULL || run.ss == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	cli_inputs_init(&in, r);
 	in.quiet = verbose < 0;

@@ -1,0 +1,82 @@
+#!/bin/sh
+# The second threads (reading .etl buffers ahead, merging them, and
+# compressing the output) change nothing: etlcat with and without them
+# writes the same bytes and the same messages, and exits alike, on the
+# sample, on etlsynth traces with plain and compressed buffers, on the
+# inputs crafted to break limits, on a truncated trace and on every
+# corpus trace.  The downstream tools' writers too.
+
+. "$(dirname "$0")/../testlib.sh"
+
+top=${ETL_TOP:-.}
+
+# same NAME FILE: etlcat of FILE with ETL_THREADS=1 and without.
+same() {
+	name=$1 file=$2
+	ETL_THREADS=1 etlcat -q -f -o "$tmp/one.st" "$file" 2>"$tmp/one.err"
+	one=$?
+	etlcat -q -f -o "$tmp/two.st" "$file" 2>"$tmp/two.err"
+	two=$?
+	if [ "$one" != "$two" ]; then
+		fail "threads $name" "exit $one alone, $two with threads"
+	elif ! cmp -s "$tmp/one.st" "$tmp/two.st"; then
+		fail "threads $name" "the streams differ"
+	elif ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
+		fail "threads $name" "the messages differ: $(diff "$tmp/one.err" \
+		    "$tmp/two.err" | head -3 | tr '\n' ' ')"
+	else
+		pass "threads $name"
+	fi
+}
+
+same sample "$top/testdata/sample.etl"
+
+if command -v etlsynth >/dev/null; then
+	etlsynth --scenario rustc-build --events 300000 --seed 3 \
+	    -o "$tmp/plain.etl" >/dev/null
+	etlsynth --scenario rustc-build --events 300000 --seed 4 --compress \
+	    -o "$tmp/comp.etl" >/dev/null
+	etlsynth --scenario waits --compact-cswitch --events 100000 \
+	    --seed 5 -o "$tmp/waits.etl" >/dev/null
+	same "synth plain" "$tmp/plain.etl"
+	same "synth compressed" "$tmp/comp.etl"
+	same "synth compact cswitch" "$tmp/waits.etl"
+	# Cut mid-buffer: the messages come at the same place.
+	size=$(wc -c <"$tmp/comp.etl")
+	head -c $((size * 2 / 3 + 1000)) "$tmp/comp.etl" >"$tmp/cut.etl"
+	same "synth truncated" "$tmp/cut.etl"
+	# A damaged buffer in the middle of a plain trace.
+	cp "$tmp/plain.etl" "$tmp/damaged.etl"
+	printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.etl" \
+	    bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	same "synth damaged" "$tmp/damaged.etl"
+
+	# The other tools' writers: etlfilter, etlagg, etlsym.
+	etlcat -q "$tmp/plain.etl" >"$tmp/plain.st"
+	for cmd in "etlfilter -p rustc" "etlagg cpu --by stack" \
+	    "etlsym --symbol-path $tmp"; do
+		ETL_THREADS=1 $cmd "$tmp/plain.st" >"$tmp/a" 2>/dev/null
+		$cmd "$tmp/plain.st" >"$tmp/b" 2>/dev/null
+		check_eq "threads ${cmd%% *}" "$(cksum <"$tmp/a")" \
+		    "$(cksum <"$tmp/b")"
+	done
+else
+	skip "threads synth" "no etlsynth (make builds it into build/)"
+fi
+
+crafted=$top/build/fuzz/crafted
+if [ -d "$crafted" ]; then
+	for f in "$crafted"/*.etl; do
+		same "crafted $(basename "$f")" "$f"
+	done
+else
+	skip "threads crafted" "no $crafted (make check makes it)"
+fi
+
+if [ -d "$ETL_CORPUS/etl" ]; then
+	for f in "$ETL_CORPUS"/etl/*.etl; do
+		same "corpus $(basename "$f")" "$f"
+	done
+else
+	skip "threads corpus" "no corpus at $ETL_CORPUS (set ETL_CORPUS)"
+fi
