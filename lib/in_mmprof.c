@@ -93,12 +93,14 @@ struct memo {
  * repeat ids (a query's cache hits name its invocation's; 5.2 M events
  * of a 195 MB profile have 250 k ids), and resolving, splitting and
  * checking the text of each event was most of the reader's time.  Its
- * label and arguments are ids.parts[part...], which point into the
- * string data where they lie there whole, else into ids.blocks.  The
- * counts that its resolution and split added are kept, to be added
- * again at each use.
+ * label, first argument and the others (at ids.parts[part...]) point
+ * into the string data where they lie there whole, else into
+ * ids.blocks.  The counts that its resolution and split added are kept,
+ * to be added again at each use.  The first argument is in the entry,
+ * so that the usual id (a label and a key) takes one cache line.
  */
 struct idtext {
+	struct mmprof_text label, arg0;
 	uint32_t part;
 	uint32_t label_index;
 	uint8_t nargs, bad_label, bad_args;
@@ -1332,23 +1334,27 @@ ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
 {
 	struct idcache *c = &r->ids;
 	const char *lo = (const char *)r->sdata, *hi = lo + r->slen;
-	struct mmprof_text *part;
+	struct mmprof_text part[1 + MMPROF_ARGS_MAX];
 	struct idtext *t;
-	size_t i, nparts = 1 + ev->nargs;
+	size_t i, nparts = 1 + ev->nargs, more = nparts > 2 ? nparts - 2 : 0;
 
 	if (ids_bytes(c, r->ndense) + r->text.len + 4096 > c->limit ||
 	    (t = array_slot(&c->e, &c->ecap, c->n, sizeof(*t))) == NULL ||
-	    array_slot(&c->parts, &c->partcap, c->nparts + nparts - 1,
-	    sizeof(*part)) == NULL)
+	    (more > 0 && array_slot(&c->parts, &c->partcap,
+	    c->nparts + more - 1, sizeof(*part)) == NULL))
 		return;
-	part = &c->parts[c->nparts];
+	part[0] = ev->label;
+	memcpy(part + 1, ev->args, ev->nargs * sizeof(*part));
 	for (i = 0; i < nparts; i++) {
-		part[i] = i == 0 ? ev->label : ev->args[i - 1];
 		if ((part[i].ptr < lo || part[i].ptr >= hi) &&
 		    part[i].ptr != parse_error && (part[i].ptr =
 		    ids_stash(c, part[i].ptr, part[i].len)) == NULL)
 			return;
 	}
+	t->label = part[0];
+	t->arg0 = nparts > 1 ? part[1] : part[0];
+	for (i = 0; i < more; i++)
+		c->parts[c->nparts + i] = part[2 + i];
 	t->part = (uint32_t)c->nparts;
 	t->label_index = ev->label_index;
 	t->nargs = (uint8_t)ev->nargs;
@@ -1360,7 +1366,7 @@ ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
 	t->invalid = (uint32_t)(r->counts.invalid_strings -
 	    before->invalid_strings);
 	if (ids_insert(c, ev->event_id, r->ndense) == 0)
-		c->nparts += nparts;
+		c->nparts += more;
 }
 
 /* Fills ev's label and arguments from a kept id, counting as it did. */
@@ -1376,11 +1382,12 @@ ids_use(struct mmprof_reader *r, const struct idtext *t,
 	r->counts.invalid_strings += t->invalid;
 	r->counts.bad_labels += t->bad_label;
 	r->counts.bad_args += t->bad_args;
-	ev->label = part[0];
+	ev->label = t->label;
 	ev->label_index = t->label_index;
 	ev->nargs = t->nargs;
-	for (i = 0; i < t->nargs; i++)
-		ev->args[i] = part[1 + i];
+	ev->args[0] = t->arg0;
+	for (i = 1; i < t->nargs; i++)
+		ev->args[i] = part[i - 1];
 }
 
 /* The index of the label's text among the file's labels; 0 if not kept. */
