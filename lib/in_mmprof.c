@@ -1225,6 +1225,12 @@ take_parts(struct mmprof_reader *r, const struct mmprof_text *parts, int np,
 
 /* ---- the id cache ---- */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p)	__builtin_prefetch(p)
+#else
+#define PREFETCH(p)	((void)(p))
+#endif
+
 #define BLOCK_SIZE	(1u << 20)	/* of the cache's copied texts */
 
 static const struct idtext *
@@ -1473,6 +1479,40 @@ fill_times(struct mmprof_reader *r, const unsigned char *rec,
 	}
 }
 
+/*
+ * Asks for the memory that the next events will read, while this one
+ * is decoded: the id cache's slot of the third event from here, the
+ * entry of the second and the key text of the next.  The event ids come
+ * in no order, so without this each of the three was a cache miss an
+ * event (a fifth of etlcat's time on a 195 MB profile).
+ */
+static void
+prefetch_ahead(const struct mmprof_reader *r)
+{
+	const struct idcache *c = &r->ids;
+	const struct page *pg;
+	const unsigned char *next;
+	size_t left, k;
+	uint64_t id;
+
+	if (c->dense == NULL || r->evpage >= r->npages)
+		return;
+	pg = &r->pages[r->evpage];
+	next = r->data + pg->off + r->evoff + r->id_size;
+	left = (pg->len - r->evoff) / r->event_size;
+	for (k = 0; k < 3 && k < left; k++) {
+		id = load_id(r, next + k * r->event_size);
+		if (id >= r->ndense)
+			continue;
+		if (k == 2)
+			PREFETCH(&c->dense[id]);
+		else if (c->dense[id] != 0 && k == 1)
+			PREFETCH(&c->e[c->dense[id] - 1]);
+		else if (c->dense[id] != 0)
+			PREFETCH(c->e[c->dense[id] - 1].arg0.ptr);
+	}
+}
+
 enum mmprof_status
 mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 {
@@ -1513,6 +1553,7 @@ mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 	ev->thread_id = le32(rec + 2 * r->id_size);
 	ev->kind_id = load_id(r, rec);
 	ev->event_id = load_id(r, rec + r->id_size);
+	prefetch_ahead(r);
 	if (ev->kind_id == r->last_kind_id && r->last_kind_index != 0) {
 		ev->kind = r->last_kind;
 		ev->kind_index = r->last_kind_index;

@@ -507,6 +507,8 @@ class_info(struct query_input *in, const struct stream_reader *r,
 	struct query_class *qc;
 
 	*c = stream_class(r, cls);
+	if (cls < in->ncap && in->classes[cls].label != 0)
+		return &in->classes[cls];
 	if ((qc = array_slot(&in->classes, &in->ncap, cls,
 	    sizeof(*qc))) == NULL)
 		return NULL;
@@ -535,15 +537,17 @@ read_fields(const struct stream_event *ev, struct query_event *q)
 	for (i = 0; i < ev->nfields; i++) {
 		const struct stream_field *f = &ev->fields[i];
 
-		if (strncmp(f->name, "arg", 3) == 0) {
+		/* The first letter tells the names apart: no strcmp() mostly. */
+		if (f->name[0] == 'a' && strncmp(f->name, "arg", 3) == 0) {
 			q->args = f;
 			q->nargs = ev->nfields - i;
 			return;
 		}
-		if (strcmp(f->name, "end") == 0 && f->val.type == VAL_NS) {
+		if (f->name[0] == 'e' && strcmp(f->name, "end") == 0 &&
+		    f->val.type == VAL_NS) {
 			q->type = QT_INTERVAL;
 			q->end = f->val.v.i;
-		} else if (strcmp(f->name, "value") == 0 &&
+		} else if (f->name[0] == 'v' && strcmp(f->name, "value") == 0 &&
 		    f->val.type == VAL_U64) {
 			q->type = QT_INTEGER;
 			q->value = f->val.v.u;
@@ -611,8 +615,14 @@ query_nest_thread(struct query_nest *nest, uint32_t pid, uint32_t tid)
 	struct query_thread *t;
 	uint32_t i;
 
-	if (idmap_get(&nest->index, key, &i))
+	/* Most events are on the thread of the event before. */
+	if (nest->last < nest->n && nest->t[nest->last].pid == pid &&
+	    nest->t[nest->last].tid == tid)
+		return &nest->t[nest->last];
+	if (idmap_get(&nest->index, key, &i)) {
+		nest->last = i;
 		return &nest->t[i];
+	}
 	if (nest->n == nest->cap) {
 		size_t cap = nest->cap ? nest->cap * 2 : 16;
 
@@ -624,6 +634,7 @@ query_nest_thread(struct query_nest *nest, uint32_t pid, uint32_t tid)
 	}
 	if (idmap_put(&nest->index, key, (uint32_t)nest->n) != 0)
 		return NULL;
+	nest->last = (uint32_t)nest->n;
 	t = &nest->t[nest->n++];
 	t->pid = pid;
 	t->tid = tid;
