@@ -639,7 +639,7 @@ ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
     const struct mmprof_counts *before)
 {
 	struct idcache *c = &r->ids;
-	const char *lo = (const char *)r->sdata, *hi = lo + r->slen;
+	uintptr_t lo = (uintptr_t)r->sdata;
 	struct mmprof_text part[1 + MMPROF_ARGS_MAX];
 	struct idtext *t;
 	size_t i, nparts = 1 + ev->nargs, more = nparts > 2 ? nparts - 2 : 0;
@@ -652,7 +652,7 @@ ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
 	part[0] = ev->label;
 	memcpy(part + 1, ev->args, ev->nargs * sizeof(*part));
 	for (i = 0; i < nparts; i++) {
-		if ((part[i].ptr < lo || part[i].ptr >= hi) &&
+		if ((uintptr_t)part[i].ptr - lo >= r->slen &&
 		    part[i].ptr != parse_error && (part[i].ptr =
 		    ids_stash(c, part[i].ptr, part[i].len)) == NULL)
 			return;
@@ -680,7 +680,6 @@ static void
 ids_use(struct mmprof_reader *r, const struct idtext *t,
     struct mmprof_event *ev)
 {
-	const struct mmprof_text *part = r->ids.parts + t->part;
 	size_t i;
 
 	r->counts.unknown_ids += t->unknown;
@@ -693,7 +692,7 @@ ids_use(struct mmprof_reader *r, const struct idtext *t,
 	ev->nargs = t->nargs;
 	ev->args[0] = t->arg0;
 	for (i = 1; i < t->nargs; i++)
-		ev->args[i] = part[i - 1];
+		ev->args[i] = r->ids.parts[t->part + i - 1];
 }
 
 /* The index of the label's text among the file's labels; 0 if not kept. */
