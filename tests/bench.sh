@@ -29,8 +29,9 @@
 #                         and crox); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 #   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
-#   BENCH_RUST_SRC=file   the crate (lib.rs) whose rustc self-profile is
-#                         the large profile of the measureme part
+#   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
+#                         dependencies) whose rustc self-profile is the
+#                         large profile of the measureme part
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
@@ -360,8 +361,12 @@ big_profile() {
 			[ -f "$f" ] && src=$f
 		done
 	fi
-	rustc=$(command -v rustc || echo /root/.cargo/bin/rustc)
-	[ -n "$src" ] && [ -f "$src" ] && [ -x "$rustc" ] || return 0
+	rustc=$(command -v rustc || echo "$HOME/.cargo/bin/rustc")
+	if [ -z "$src" ] || [ ! -f "$src" ] || [ ! -x "$rustc" ]; then
+		echo "bench: no rustc or no crate to profile (BENCH_RUST_SRC):" \
+		    "the corpus's profiles only" >&2
+		return 0
+	fi
 	mkdir -p "$dir"
 	echo "bench: recording the rustc self-profile of $src" >&2
 	RUSTC_BOOTSTRAP=1 "$rustc" --edition 2018 --crate-type lib \
@@ -369,7 +374,8 @@ big_profile() {
 	    -Z self-profile="$dir" \
 	    -Z self-profile-events=default,query-keys,args,query-cache-hit \
 	    -o "$out/libbench_profile.rlib" "$src" >/dev/null 2>&1 ||
-	    { rm -rf "$dir"; return 0; }
+	    { echo "bench: rustc could not build $src" >&2; rm -rf "$dir";
+	    return 0; }
 	rm -f "$out/libbench_profile.rlib"
 	set -- "$dir"/*.mm_profdata
 	[ -f "$1" ] && echo "$1"
