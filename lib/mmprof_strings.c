@@ -653,9 +653,9 @@ ids_insert(struct idcache *c, uint64_t id, size_t ndense)
 /*
  * Keeps event ev's label and arguments under its id, with the counts
  * that its resolution and split added since `before`.  Parts that lie
- * in the string data, which stays, are kept as pointers; others copied.  Nothing
- * is kept once the cache has taken its share of memory: later ids are
- * resolved at each use.
+ * in the string data, which stays, are kept as pointers; others are
+ * copied.  Nothing is kept once the cache has taken its share of
+ * memory: later ids are resolved at each use.
  */
 static void
 ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
@@ -718,15 +718,20 @@ ids_use(struct mmprof_reader *r, const struct idtext *t,
 		ev->args[i] = r->ids.parts[t->part + i - 1];
 }
 
-/* The index of the label's text among the file's labels; 0 if not kept. */
-static uint32_t
-label_index(struct mmprof_reader *r, const struct mmprof_text *label)
+/*
+ * The number of the label's text among the file's labels into *index
+ * (0 once they have taken their share of memory).
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+label_index(struct mmprof_reader *r, const struct mmprof_text *label,
+    uint32_t *index)
 {
-	uint32_t i = intern_find(&r->labels, label->ptr, label->len);
-
-	if (i != 0 || r->labels.arena_len + label->len > r->labels_limit)
-		return i;
-	return intern_add(&r->labels, label->ptr, label->len, NULL);
+	*index = intern_find(&r->labels, label->ptr, label->len);
+	if (*index != 0 || r->labels.arena_len + label->len > r->labels_limit)
+		return 0;
+	*index = intern_add(&r->labels, label->ptr, label->len, NULL);
+	return *index != 0 ? 0 : -1;
 }
 
 /*
@@ -739,9 +744,9 @@ label_index(struct mmprof_reader *r, const struct mmprof_text *label)
 int
 mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 {
-	struct mmprof_counts before = r->counts;
 	const struct idtext *t = ids_find(&r->ids, ev->event_id, r->ndense);
 	struct mmprof_text runs[RUNS_MAX], parts[PARTS_MAX];
+	struct mmprof_counts before;
 	uint64_t hits = r->limit_hits;
 	uint32_t refs;
 	size_t total = 0;
@@ -751,6 +756,7 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 		ids_use(r, t, ev);
 		return 0;
 	}
+	before = r->counts;
 	if ((nruns = simple_runs(r, ev->event_id, runs, &refs)) >= 0) {
 		for (np = 0; np < nruns; np++)
 			total += runs[np].len;
@@ -768,8 +774,7 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 	if ((np = cut_parts(r, runs, nruns, parts)) < 0)
 		return -1;
 	take_parts(r, parts, np, ev);
-	ev->label_index = label_index(r, &ev->label);
-	if (r->labels.count > 0 && r->labels.arena == NULL)
+	if (label_index(r, &ev->label, &ev->label_index) != 0)
 		return -1;
 	if (r->limit_hits == hits && total <= IDS_TEXT_MAX &&
 	    r->counts.budget_strings == before.budget_strings &&
