@@ -101,10 +101,19 @@ etw_kernel_class(struct etw_decoder *d, const struct etl_event *ev, int hook)
 	struct class_key k = { .hook = hook, .event_id = -1,
 	    .version = ev->version, .opcode = hook & 0xff };
 	uint64_t cache_key = (uint64_t)hook << 8 | ev->version;
+	size_t c = ((unsigned)hook * 0x9e3779b1u >> 20 ^ ev->version) %
+	    KCLASS_CACHE;
 	uint32_t id;
 
 	/* Kernel classes are few and hot: skip naming and hashing. */
+	if (d->kclass_cache[c].key == cache_key + 1) {
+		id = d->kclass_cache[c].id;
+		d->class_seen[id]++;
+		return id;
+	}
 	if (idmap_get(&d->kernel_classes, cache_key, &id)) {
+		d->kclass_cache[c].key = (uint32_t)cache_key + 1;
+		d->kclass_cache[c].id = id;
 		d->class_seen[id]++;
 		return id;
 	}

@@ -99,6 +99,8 @@ struct thread_pending {
 };
 
 
+#define KCLASS_CACHE	64
+
 struct etw_decoder {
 	struct stream_writer *w;
 	struct etl_header h;
@@ -107,6 +109,12 @@ struct etw_decoder {
 	/* Classes: key bytes -> id; counts of records seen and written. */
 	struct intern classes;
 	struct idmap kernel_classes;	/* hook<<8|version -> class id */
+	/* The last kernel classes looked up, by a hash of the key: most
+	 * events find theirs here without the map. */
+	struct {
+		uint32_t key;		/* hook<<8|version, plus 1; 0: empty */
+		stream_id id;
+	} kclass_cache[KCLASS_CACHE];
 	struct intern guid_classes;	/* class_key -> slot of ... */
 	stream_id *guid_class_ids;	/* ... the class id */
 	size_t guid_class_cap;

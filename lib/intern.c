@@ -10,21 +10,43 @@
 
 #include "intern.h"
 
+static inline uint64_t
+mix_word(uint64_t h, const unsigned char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	h = (h ^ w) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
 uint32_t
 intern_hash(const void *key, size_t len)
 {
-	/* FNV-1a over 8-byte words, folded; good enough for short keys. */
+	/*
+	 * FNV-1a-like over 8-byte words, folded; four lanes for long keys
+	 * (stacks of a few hundred bytes), since one lane waits on its
+	 * multiply at every word.
+	 */
 	const unsigned char *p = key;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i = 0;
 
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
+	if (len >= 32) {
+		uint64_t a = h, b = h ^ 0x9e3779b97f4a7c15ULL,
+		    c = h ^ 0xc2b2ae3d27d4eb4fULL, d = h ^ 0x165667b19e3779f9ULL;
 
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
+		for (; i + 32 <= len; i += 32) {
+			a = mix_word(a, p + i);
+			b = mix_word(b, p + i + 8);
+			c = mix_word(c, p + i + 16);
+			d = mix_word(d, p + i + 24);
+		}
+		h = ((a * 31 + b) * 31 + c) * 31 + d;
+		h ^= len;
 	}
+	for (; i + 8 <= len; i += 8)
+		h = mix_word(h, p + i);
 	for (; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	h ^= h >> 32;
