@@ -16,10 +16,13 @@
  *
  * Memory: the string-data stream (copied, since its pages interleave with
  * the others), a hash map of the string index, a scratch buffer for the
- * strings of the current event, a table of the last 4096 short ones
- * resolved (4 MiB at most) and one of 1024 short expansions of references
- * (1 MiB), so that a reference shared down a tree is expanded once, and
- * the first 1024 short kind strings.  The references and text that
+ * strings of the current event, the id cache (each event id's text
+ * resolved and split once, up to 64 KiB of text an id, 16 MiB plus a
+ * byte a byte of the file in all; past that, ids are resolved at each
+ * use), the distinct labels (16 MiB plus a quarter of the file), a table
+ * of 1024 short expansions of references (1 MiB), so that a reference
+ * shared down a tree is expanded once, and the first 1024 short kind
+ * strings.  The references and text that
  * resolving all strings of a file may take are bounded by a multiple of
  * its size (a fixed amount plus 16 steps and 64 bytes a byte), so time
  * stays linear however the references nest; past that, strings read
@@ -75,6 +78,12 @@ struct mmprof_event {
 	uint64_t value;		/* MMPROF_INTEGER */
 	uint64_t index;		/* record number in the event stream */
 	uint64_t kind_id, event_id;	/* the raw string ids */
+	/*
+	 * The kind's and the label's numbers among the file's kind and
+	 * label texts, from 1 (0: not numbered), so that a consumer can
+	 * tell a pair it has seen without looking at the texts.
+	 */
+	uint32_t kind_index, label_index;
 };
 
 /* What the metadata string says; has_* is 0 for what it did not hold. */

@@ -11,6 +11,7 @@
 #define FILETIME_UNIX_EPOCH 116444736000000000ULL	/* 1970 in FILETIME */
 #define MAX_WARNINGS	10	/* reader messages a file; the rest counted */
 #define CLASS_CACHE	4096	/* (kind, id) string pairs remembered */
+#define KIND_SLOTS	16	/* kinds numbered below this have a column */
 
 static const char *const arg_names[MMPROF_ARGS_MAX] = {
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7",
@@ -31,6 +32,13 @@ struct mmprof_decoder {
 		uint64_t kind_id, event_id;
 		stream_id cls;
 	} cache[CLASS_CACHE];
+	/*
+	 * And by the reader's numbers of the label and kind texts, which
+	 * every event has (rustc has some ten kinds): a look in a row of
+	 * the label's, where an event id seen before may be new.
+	 */
+	stream_id *by_label;	/* [label * KIND_SLOTS + kind - 1] */
+	size_t by_label_cap;
 	struct idmap threads;	/* thread id -> 1 once defined */
 	stream_id nthreads;
 	uint32_t last_tid;	/* defined; the next event is often its */
@@ -132,6 +140,7 @@ mmprof_decoder_free(struct mmprof_decoder *d)
 	if (d == NULL)
 		return;
 	intern_release(&d->classes);
+	free(d->by_label);
 	idmap_release(&d->threads);
 	buf_release(&d->key);
 	free(d);
@@ -167,12 +176,21 @@ static stream_id
 class_of(struct mmprof_decoder *d, const struct mmprof_event *ev)
 {
 	struct stream_class c;
-	stream_id id;
+	stream_id id, *by_label = NULL;
 	int added;
 	size_t slot = (size_t)(((ev->event_id ^ ev->kind_id << 17) *
 	    0x9e3779b97f4a7c15ULL) >> 52);
 
-	if (d->cache[slot].cls != 0 && d->cache[slot].kind_id == ev->kind_id &&
+	if (ev->label_index != 0 && ev->kind_index != 0 &&
+	    ev->kind_index <= KIND_SLOTS) {
+		if ((by_label = array_slot(&d->by_label, &d->by_label_cap,
+		    (size_t)ev->label_index * KIND_SLOTS + ev->kind_index - 1,
+		    sizeof(*by_label))) == NULL)
+			return 0;
+		if (*by_label != 0)
+			return *by_label;
+	} else if (d->cache[slot].cls != 0 &&
+	    d->cache[slot].kind_id == ev->kind_id &&
 	    d->cache[slot].event_id == ev->event_id)
 		return d->cache[slot].cls;
 	d->key.len = 0;
@@ -185,6 +203,8 @@ class_of(struct mmprof_decoder *d, const struct mmprof_event *ev)
 	id = intern_add(&d->classes, d->key.data, d->key.len, &added);
 	if (id == 0)
 		return 0;
+	if (by_label != NULL)
+		*by_label = id;
 	d->cache[slot].kind_id = ev->kind_id;
 	d->cache[slot].event_id = ev->event_id;
 	d->cache[slot].cls = id;
@@ -487,6 +507,8 @@ class_info(struct query_input *in, const struct stream_reader *r,
 	struct query_class *qc;
 
 	*c = stream_class(r, cls);
+	if (cls < in->ncap && in->classes[cls].label != 0)
+		return &in->classes[cls];
 	if ((qc = array_slot(&in->classes, &in->ncap, cls,
 	    sizeof(*qc))) == NULL)
 		return NULL;
@@ -515,15 +537,17 @@ read_fields(const struct stream_event *ev, struct query_event *q)
 	for (i = 0; i < ev->nfields; i++) {
 		const struct stream_field *f = &ev->fields[i];
 
-		if (strncmp(f->name, "arg", 3) == 0) {
+		/* The first letter tells the names apart: no strcmp() mostly. */
+		if (f->name[0] == 'a' && strncmp(f->name, "arg", 3) == 0) {
 			q->args = f;
 			q->nargs = ev->nfields - i;
 			return;
 		}
-		if (strcmp(f->name, "end") == 0 && f->val.type == VAL_NS) {
+		if (f->name[0] == 'e' && strcmp(f->name, "end") == 0 &&
+		    f->val.type == VAL_NS) {
 			q->type = QT_INTERVAL;
 			q->end = f->val.v.i;
-		} else if (strcmp(f->name, "value") == 0 &&
+		} else if (f->name[0] == 'v' && strcmp(f->name, "value") == 0 &&
 		    f->val.type == VAL_U64) {
 			q->type = QT_INTEGER;
 			q->value = f->val.v.u;
@@ -591,8 +615,14 @@ query_nest_thread(struct query_nest *nest, uint32_t pid, uint32_t tid)
 	struct query_thread *t;
 	uint32_t i;
 
-	if (idmap_get(&nest->index, key, &i))
+	/* Most events are on the thread of the event before. */
+	if (nest->last < nest->n && nest->t[nest->last].pid == pid &&
+	    nest->t[nest->last].tid == tid)
+		return &nest->t[nest->last];
+	if (idmap_get(&nest->index, key, &i)) {
+		nest->last = i;
 		return &nest->t[i];
+	}
 	if (nest->n == nest->cap) {
 		size_t cap = nest->cap ? nest->cap * 2 : 16;
 
@@ -604,6 +634,7 @@ query_nest_thread(struct query_nest *nest, uint32_t pid, uint32_t tid)
 	}
 	if (idmap_put(&nest->index, key, (uint32_t)nest->n) != 0)
 		return NULL;
+	nest->last = (uint32_t)nest->n;
 	t = &nest->t[nest->n++];
 	t->pid = pid;
 	t->tid = tid;

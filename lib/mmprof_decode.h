@@ -155,6 +155,7 @@ struct query_nest {
 	struct idmap index;	/* pid << 32 | tid -> thread + 1 */
 	struct query_thread *t;
 	size_t n, cap;
+	uint32_t last;		/* the thread found last */
 };
 
 /*

@@ -24,14 +24,20 @@
 #   BENCH_PARTS="..."     which parts to run: instructions, timing,
 #                         views (memory views beside cpu), waits
 #                         (context switches), symbols (etlsym against
-#                         llvm-symbolizer); default all
+#                         llvm-symbolizer), measureme (rustc profiles
+#                         against measureme's summarize, stack_collapse
+#                         and crox); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
+#   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
+#   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
+#                         dependencies) whose rustc self-profile is the
+#                         large profile of the measureme part
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-1}
-parts=${BENCH_PARTS:-instructions timing views waits symbols}
+parts=${BENCH_PARTS:-instructions timing views waits symbols measureme}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -317,6 +323,123 @@ bench_symbols() {
 	fi
 }
 
+# ---- rustc profiles against measureme ----
+
+# measureme's tools, from $MEASUREME_BIN or PATH; "" if one is missing.
+measureme_tools() {
+	for tool in summarize stack_collapse crox; do
+		if [ -n "${MEASUREME_BIN:-}" ]; then
+			[ -x "$MEASUREME_BIN/$tool" ] || return 1
+		else
+			command -v $tool >/dev/null || return 1
+		fi
+	done
+}
+
+# mm TOOL: the path of measureme's TOOL.
+mm() {
+	if [ -n "${MEASUREME_BIN:-}" ]; then
+		echo "$MEASUREME_BIN/$1"
+	else
+		command -v "$1"
+	fi
+}
+
+# A real profile larger than the corpus's: rustc -Z self-profile of a
+# crate of some 30,000 lines (regex-syntax, as Debian's
+# librust-regex-syntax-dev installs it, or BENCH_RUST_SRC), optimized,
+# with query keys and cache hits (5 M events, some 200 MB), recorded once
+# into build/bench/selfprofile/.  Prints its path, or nothing when there
+# is no rustc or no source.
+big_profile() {
+	dir=$top/build/bench/selfprofile
+	set -- "$dir"/*.mm_profdata
+	[ -f "$1" ] && { echo "$1"; return; }
+	src=${BENCH_RUST_SRC:-}
+	if [ -z "$src" ]; then
+		for f in /usr/share/cargo/registry/regex-syntax-*/src/lib.rs; do
+			[ -f "$f" ] && src=$f
+		done
+	fi
+	rustc=$(command -v rustc || echo "$HOME/.cargo/bin/rustc")
+	if [ -z "$src" ] || [ ! -f "$src" ] || [ ! -x "$rustc" ]; then
+		echo "bench: no rustc or no crate to profile (BENCH_RUST_SRC):" \
+		    "the corpus's profiles only" >&2
+		return 0
+	fi
+	mkdir -p "$dir"
+	echo "bench: recording the rustc self-profile of $src" >&2
+	RUSTC_BOOTSTRAP=1 "$rustc" --edition 2018 --crate-type lib \
+	    --crate-name bench_profile -C opt-level=2 \
+	    -Z self-profile="$dir" \
+	    -Z self-profile-events=default,query-keys,args,query-cache-hit \
+	    -o "$out/libbench_profile.rlib" "$src" >/dev/null 2>&1 ||
+	    { echo "bench: rustc could not build $src" >&2; rm -rf "$dir";
+	    return 0; }
+	rm -f "$out/libbench_profile.rlib"
+	set -- "$dir"/*.mm_profdata
+	[ -f "$1" ] && echo "$1"
+}
+
+# pair NAME THEIRS OURS TARGET: the ratio of measureme's time to ours,
+# against the target (ours at least TARGET times as fast).
+pair() {
+	awk -v n="$1" -v a="$2" -v b="$3" -v t="$4" 'BEGIN {
+		r = a / b
+		printf "  %-34s %5.2fx as fast (target %sx: %s)\n", n, r, t, \
+		    (r >= t ? "met" : "not met") }'
+}
+
+# measureme_of PROFILE: each of measureme's tools beside our pipeline
+# for the same output, the whole way from the .mm_profdata file.
+# measureme's tools write their files (out.stacks_folded,
+# chrome_profiler.json) into the current folder; ours write theirs there
+# too, with -o.
+measureme_of() {
+	p=$1
+	prefix=${p%.mm_profdata}
+	bytes=$(wc -c <"$p")
+	cat "$p" >/dev/null	# warm the page cache for every run alike
+	echo "profile: $p, $(awk -v b="$bytes" 'BEGIN {
+	    printf "%.1f", b / 1e6 }') MB"
+	printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
+	mkdir -p "$out/mm"
+	cd "$out/mm" || return 1
+	run "summarize summarize" "'$(mm summarize)' summarize '$prefix'" \
+	    mm_sum
+	run "etlcat | etlagg queries | etlreport" \
+	    "etlcat -q '$p' | etlagg queries | etlreport" mm_q
+	run "stack_collapse" "'$(mm stack_collapse)' '$p'" mm_sc
+	run "etlcat | etlagg querystacks | etlreport -f folded" \
+	    "etlcat -q '$p' | etlagg querystacks | etlreport -f folded -o q.folded" \
+	    mm_f
+	run "crox" "'$(mm crox)' '$p'" mm_crox
+	run "etlcat | etlreport -f chrome" \
+	    "etlcat -q '$p' | etlreport -f chrome -o q.json" mm_c
+	cd "$top" || return 1
+	rm -rf "$out/mm"
+	pair "queries against summarize" "$secs_mm_sum" "$secs_mm_q" 3
+	pair "folded against stack_collapse" "$secs_mm_sc" "$secs_mm_f" 1
+	pair "chrome against crox" "$secs_mm_crox" "$secs_mm_c" 1
+	echo
+}
+
+bench_measureme() {
+	sp=${ETL_CORPUS:-$top/../shared/corpus}/selfprofile
+	if ! measureme_tools; then
+		echo "measureme: skipped (no summarize, stack_collapse and crox" \
+		    "in ${MEASUREME_BIN:-PATH})"
+		return 0
+	fi
+	echo "== rustc profiles against measureme ($(mm summarize))"
+	big=$(big_profile)
+	# The corpus's profiles with events, largest first, then the large one.
+	for p in $( (ls -S "$sp"/*/*.mm_profdata 2>/dev/null |
+	    grep -v /no-events/; echo "$big") | grep .); do
+		measureme_of "$p"
+	done
+}
+
 
 if [ $# -gt 0 ]; then
 	bench_timing "$1"
@@ -329,6 +452,7 @@ for part in $parts; do
 	views)		bench_views ;;
 	waits)		bench_waits ;;
 	symbols)	bench_symbols ;;
+	measureme)	bench_measureme ;;
 	*)		echo "bench: unknown part $part" >&2; exit 2 ;;
 	esac
 done

@@ -406,6 +406,100 @@ test_bad_strings(void)
 	pb_release(&b);
 }
 
+/*
+ * Ids used again come from the reader's id cache: each use gives the same
+ * label and arguments and counts what the first counted, whether the id
+ * was read in place (references to literals, a label made of two), was
+ * resolved (a key with a nested reference, an unknown reference), or lies
+ * past the ids numbered in an array.
+ */
+static void
+test_id_cache(void)
+{
+	struct pb b;
+	struct kinds k;
+	struct mmprof_reader *r;
+	struct mmprof_event ev;
+	unsigned char *file;
+	uint64_t typeck, core, key, ty, peck, nested, split, unknown, far;
+	uint64_t many;
+	uint32_t label_index = 0;
+	size_t len;
+	int round, i;
+
+	pb_init(&b, 9);
+	pb_start(&b, &k, demo_json);
+	typeck = pb_str(&b, "typeck");
+	core = pb_str(&b, "core");
+	pb_begin(&b);
+	pb_ref(&b, core);
+	pb_lit(&b, "::use");
+	key = pb_end(&b);
+	pb_begin(&b);
+	pb_ref(&b, typeck);
+	pb_lit(&b, "\x1e");
+	pb_ref(&b, key);
+	nested = pb_end(&b);
+	ty = pb_str(&b, "ty");
+	peck = pb_str(&b, "peck");
+	pb_begin(&b);
+	pb_ref(&b, ty);
+	pb_ref(&b, peck);
+	pb_lit(&b, "\x1e" "k1\x1e" "a\"b\\c");
+	split = pb_end(&b);
+	pb_begin(&b);
+	pb_lit(&b, "lbl\x1e");
+	pb_ref(&b, 77);		/* virtual, without an index entry */
+	unknown = pb_end(&b);
+	pb_index(&b, 99999999, pb_str(&b, "far\x1ex"));
+	far = 99999999;
+	pb_begin(&b);
+	pb_lit(&b, "many");
+	for (i = 0; i < 18; i++)
+		pb_lit(&b, "\x1e" "a");
+	many = pb_end(&b);
+	pb_index(&b, 5, nested);
+	for (round = 0; round < 2; round++) {
+		pb_interval(&b, round ? k.hit : k.query, 5, 3, 1, 2);
+		pb_interval(&b, k.generic, split, 3, 1, 2);
+		pb_interval(&b, k.generic, unknown, 3, 1, 2);
+		pb_interval(&b, k.generic, far, 3, 1, 2);
+		pb_interval(&b, k.generic, many, 3, 1, 2);
+	}
+	file = pb_file(&b, 64, &len);
+	REQUIRE((r = open_profile(file, len)) != NULL);
+	for (round = 0; round < 2; round++) {
+		REQUIRE(next_ok(r, &ev));
+		CHECK(text_is(ev.label, "typeck") && ev.nargs == 1);
+		CHECK(text_is(ev.args[0], "core::use"));
+		CHECK(text_is(ev.kind, round ? "QueryCacheHit" : "Query"));
+		CHECK(ev.label_index != 0 && ev.kind_index != 0);
+		label_index = ev.label_index;
+		REQUIRE(next_ok(r, &ev));
+		CHECK(text_is(ev.label, "typeck") && ev.nargs == 2);
+		CHECK(text_is(ev.args[0], "k1") && text_is(ev.args[1], "a\"b\\c"));
+		/* The same text, made another way, is the same label. */
+		CHECK_EQ_INT(ev.label_index, label_index);
+		REQUIRE(next_ok(r, &ev));
+		CHECK(text_is(ev.label, "lbl") && ev.nargs == 1);
+		CHECK(text_is(ev.args[0], "<unknown>"));
+		REQUIRE(next_ok(r, &ev));
+		CHECK(text_is(ev.label, "far") && ev.nargs == 1);
+		CHECK(text_is(ev.args[0], "x"));
+		REQUIRE(next_ok(r, &ev));
+		CHECK(text_is(ev.label, "many"));
+		CHECK_EQ_INT(ev.nargs, MMPROF_ARGS_MAX);
+		CHECK_EQ_INT(mmprof_reader_counts(r)->unknown_ids,
+		    (uint64_t)round + 1);
+		CHECK_EQ_INT(mmprof_reader_counts(r)->bad_args,
+		    (uint64_t)round + 1);
+	}
+	CHECK(mmprof_reader_next(r, &ev) == MMPROF_EOF);
+	mmprof_reader_free(r);
+	free(file);
+	pb_release(&b);
+}
+
 /* rustc's escape_default makes the metadata invalid JSON; read it anyway. */
 static void
 test_metadata_lenient(void)
@@ -843,6 +937,37 @@ test_chrome(void)
 	fclose(in);
 }
 
+/* Quotes and backslashes in a label or key are escaped as serde_json does. */
+static void
+test_chrome_escapes(void)
+{
+	struct render_options opt = { 0 };
+	struct mapped_file m = { NULL, 0, NULL, 0 };
+	FILE *fp = tmpfile();
+	struct stream_writer *w = fp ? stream_writer_new(fp, 1) : NULL;
+	struct kinds k;
+	struct pb b;
+	const char *text;
+
+	REQUIRE(w != NULL);
+	pb_init(&b, 9);
+	pb_start(&b, &k, demo_json);
+	pb_interval(&b, k.query, pb_str(&b, "q\"1\x1e" "a\\\"b"), 3, 1000,
+	    3000);
+	m.data = pb_file(&b, 1 << 16, &m.len);
+	CHECK(mmprof_cat(w, "test", "demo-0004242.mm_profdata", &m, 0,
+	    no_warn) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	rewind(fp);
+	REQUIRE((text = run_format("chrome", &opt, fp)) != NULL);
+	CHECK(strstr(text, "{\"name\":\"q\\\"1\",\"cat\":\"Query\",\"ph\":\"X\","
+	    "\"ts\":1795245443326891,\"dur\":2,\"pid\":4242,\"tid\":3,"
+	    "\"args\":{\"arg0\":\"a\\\\\\\"b\"}}") != NULL);
+	free((void *)m.data);
+	fclose(fp);
+	pb_release(&b);
+}
+
 /* The query page for the stream in `in`, through html_queries.h. */
 static char *
 html_page(const struct render_options *opt, FILE *in)
@@ -939,6 +1064,7 @@ main(void)
 	RUN(test_probe);
 	RUN(test_index_last_wins);
 	RUN(test_bad_strings);
+	RUN(test_id_cache);
 	RUN(test_metadata_lenient);
 	RUN(test_metadata_surrogates);
 	RUN(test_truncated);
@@ -947,6 +1073,7 @@ main(void)
 	RUN(test_querystacks_view);
 	RUN(test_counts);
 	RUN(test_chrome);
+	RUN(test_chrome_escapes);
 	RUN(test_html);
 	HARNESS_EXIT();
 }
