@@ -643,7 +643,7 @@ note_process(struct filter *f, const struct stream_reader *r,
 	n->start_ns = p->start_ns;
 	n->ppid = p->ppid;
 	/* The reader already maps pid to this definition. */
-	if (p->ppid == p->pid)
+	if (p->ppid == p->pid || p->ppid == PID_NONE)
 		return 0;
 	if ((parent = stream_process_by_pid(r, p->ppid)) != NULL)
 		n->parent = parent->id;

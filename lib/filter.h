@@ -22,7 +22,9 @@
  * yet, the first one defined later), unless both start times are known
  * and the parent's is later.  Verdicts are cached by PROCESS id, so a
  * reused pid is a new process that matches only on its own or through
- * its own parent.
+ * its own parent; the first definition of a PROCESS id in a section is
+ * the one that counts.  A pid or ppid of 4294967295 (the source does not
+ * say) denotes no process.
  *
  * Because of the look-ahead, process criteria may decide an event only
  * after some records that follow it.  Two ways to use a filter:

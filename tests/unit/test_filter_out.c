@@ -147,8 +147,11 @@ write_tree(FILE *fp)
 	event(w, 52, 22, 1, EV_SAMPLE);
 	event(w, 53, 20, 1, EV_SAMPLE);
 	event(w, 54, PID_NONE, 1, EV_SAMPLE);
+	process(w, 19, 70, PID_NONE, INT64_MIN, "cc.exe");
+	event(w, 58, 70, 1, EV_SAMPLE);
 	process(w, 16, PID_NONE, 4, INT64_MIN, "rustc.exe");
 	event(w, 55, PID_NONE, 1, EV_SAMPLE);
+	event(w, 59, 70, 1, EV_SAMPLE);
 	/* A child whose parent's pid is reused later. */
 	process(w, 17, 61, 60, 1000, "rustc.exe");
 	event(w, 56, 61, 1, EV_SAMPLE);
@@ -446,6 +449,51 @@ test_truncated(void)
 	buf_release(&cut);
 }
 
+/* The time stamps of the events in the stream `b`, as "1 2 3". */
+static const char *
+kept_text(const struct buf *b)
+{
+	static char text[4096];
+	struct stream_reader *r = stream_reader_new(STREAM_EVENT_HEADS);
+	struct stream_record rec;
+	size_t len = 0;
+
+	text[0] = '\0';
+	if (r == NULL)
+		return text;
+	stream_reader_open_mem(r, b->data, b->len, "out");
+	while (stream_reader_next(r, &rec) == STREAM_OK)
+		if (rec.type == REC_EVENT && len < sizeof(text) - 24)
+			len += snprintf(text + len, sizeof(text) - len, "%s%lld",
+			    len ? " " : "", (long long)rec.u.event.h.ts);
+	stream_reader_free(r);
+	return text;
+}
+
+/*
+ * What --rustc keeps of the tree: cargo's chain defined from the leaf
+ * up, the cc child of cargo defined before it, pid 22 through the first
+ * definition of id 15 (cargo), rustc 61; never pid 4294967295 nor the
+ * child of ppid 4294967295, though rustc has that pid later.
+ */
+static void
+test_tree_verdicts(void)
+{
+	static const struct opts rustc = { "--rustc", NULL, NULL, NULL,
+	    NULL, 0, 1 };
+	struct buf in = { 0 }, out = { 0 };
+	struct holdback_stats st;
+
+	write_buf(write_tree, &in);
+	REQUIRE(in.len > 0);
+	filter_mem(&rustc, 0, &in, 0, 8u << 20, &out, &st);
+	CHECK_EQ_STR(kept_text(&out), "1 10 30 11 31 12 32 13 33 14 34 15 35 "
+	    "16 36 17 37 18 38 19 39 50 51 52 53 56 57");
+	CHECK(st.records > 0);
+	buf_release(&in);
+	buf_release(&out);
+}
+
 /* With definitions first, -p holds nothing back; late ones do. */
 static void
 test_nothing_held(void)
@@ -478,6 +526,7 @@ main(void)
 {
 	RUN(test_late_definitions);
 	RUN(test_parents);
+	RUN(test_tree_verdicts);
 	RUN(test_sections);
 	RUN(test_many_waiting);
 	RUN(test_truncated);
