@@ -61,16 +61,25 @@ write_dropped(struct filter_out *o)
 	return stream_write_diag(o->w, &d);
 }
 
-int
-filter_out_write(struct filter_out *o, const struct stream_record *rec,
-    int keep)
+/*
+ * Writes a record, or counts a dropped event.  A record `as_read` (from
+ * the reader, not the holdback) is copied as its bytes, but for those
+ * that the writer must see.
+ */
+static int
+write_rec(struct filter_out *o, const struct stream_record *rec, int keep,
+    int as_read)
 {
+	const unsigned char *raw;
+	size_t len;
+
 	switch (rec->type) {
 	case REC_HEADER:
 		/* A section cut short in the input stays so. */
 		if (o->open && write_dropped(o) != 0)
 			return FILTER_OUT_WRITE;
 		o->open = 1;
+		as_read = 0;
 		break;
 	case REC_END:
 		o->open = 0;
@@ -84,10 +93,25 @@ filter_out_write(struct filter_out *o, const struct stream_record *rec,
 			return 0;
 		}
 		break;
+	case REC_STRING:
+		as_read = 0;
+		break;
 	default:
 		break;
 	}
+	if (as_read) {
+		raw = stream_record_raw(rec, &len);
+		return stream_write_encoded(o->w, raw, len) != 0 ?
+		    FILTER_OUT_WRITE : 0;
+	}
 	return stream_write_record(o->w, rec) != 0 ? FILTER_OUT_WRITE : 0;
+}
+
+int
+filter_out_write(struct filter_out *o, const struct stream_record *rec,
+    int keep)
+{
+	return write_rec(o, rec, keep, 1);
 }
 
 /* Lets go of the records held, up to the first that still waits. */
@@ -103,7 +127,7 @@ release(struct filter_out *o)
 		if ((tag & TAG_WAIT) &&
 		    (keep = filter_held(o->f, tag & ~TAG_WAIT)) == FILTER_WAIT)
 			return 0;
-		if (filter_out_write(o, &rec, keep) != 0)
+		if (write_rec(o, &rec, keep, 0) != 0)
 			return FILTER_OUT_WRITE;
 		holdback_pop(o->hold);
 	}
@@ -136,7 +160,7 @@ filter_out_next(struct filter_out *o, const struct stream_reader *r,
 		return FILTER_OUT_HOLD;
 	}
 	if (!holding && keep != FILTER_WAIT)
-		return filter_out_write(o, rec, keep);
+		return write_rec(o, rec, keep, 1);
 	if (keep == 0) {
 		o->dropped++;
 		return 0;
