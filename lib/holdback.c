@@ -163,6 +163,11 @@ holdback_push(struct holdback *h, const struct stream_record *rec,
 		text = rec->u.string.text;
 	}
 	n = sizeof(e) + e.body_len + e.text_len;
+	/* All the memory at once: no copies as it grows. */
+	if (h->mem.data == NULL && buf_reserve(&h->mem, h->mem_max) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
 	if (fits_in_memory(h, n)) {
 		buf_put(&h->mem, &e, sizeof(e));
 		buf_put(&h->mem, rec->body, e.body_len);

@@ -324,8 +324,8 @@ compare_all(const char *what, const struct buf *in, size_t hold,
 			filter_mem(&all_opts[i], inv, in, 0, hold, &one, &st);
 			held += st.records;
 			*spilled += st.spilled;
-			if (one.len != two.len ||
-			    memcmp(one.data, two.data, one.len) != 0) {
+			if (one.len != two.len || (one.len > 0 &&
+			    memcmp(one.data, two.data, one.len) != 0)) {
 				printf("  %s, %s%s: one pass %zu bytes, two "
 				    "passes %zu\n", what, all_opts[i].name,
 				    inv ? " -v" : "", one.len, two.len);
