@@ -64,6 +64,23 @@ if command -v etlsynth >/dev/null; then
 	cat "$tmp/cut.st" "$tmp/waits.st" >"$tmp/cutcat.st"
 	same onepass-cut "$tmp/cut.st"
 	same onepass-cut-concatenated "$tmp/cutcat.st"
+	# Several inputs, the first cut short: one output.
+	bad=
+	for args in "-p rustc" "--rustc" "-v --cmdline build"; do
+		# shellcheck disable=SC2086
+		etlfilter -q $args "$tmp/cut.st" "$tmp/waits.st" >"$tmp/one" \
+		    2>"$tmp/one.err"
+		s1=$?
+		# shellcheck disable=SC2086
+		ETLFILTER_TWO_PASS=1 etlfilter -q $args "$tmp/cut.st" \
+		    "$tmp/waits.st" >"$tmp/two" 2>"$tmp/two.err"
+		s2=$?
+		if [ $s1 != 1 ] || [ $s2 != 1 ] || ! cmp -s "$tmp/one" "$tmp/two" ||
+		    ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
+			bad="$bad [$args: exit $s1/$s2]"
+		fi
+	done
+	check_eq onepass-inputs "$bad" ""
 else
 	skip onepass-synth "no etlsynth on PATH (make build/etlsynth)"
 fi
