@@ -26,6 +26,8 @@ struct entry {
 	uint32_t type;
 };
 
+#define FILE_BUFFER (1u << 20)
+
 enum file_op { OP_WRITE, OP_READ };
 
 struct holdback {
@@ -34,6 +36,7 @@ struct holdback {
 	size_t head;		/* the first record in mem */
 	/* The file: every record after the ones in mem. */
 	FILE *fp;
+	char *fbuf;		/* its stdio buffer */
 	fpos_t rpos, wpos;	/* the position not in use */
 	enum file_op last;
 	uint64_t file_records;
@@ -63,6 +66,7 @@ holdback_free(struct holdback *h)
 	buf_release(&h->cur);
 	if (h->fp != NULL)
 		fclose(h->fp);
+	free(h->fbuf);
 	free(h);
 }
 
@@ -106,6 +110,12 @@ file_push(struct holdback *h, const struct entry *e, const void *body,
 	if (h->fp == NULL) {
 		if ((h->fp = platform_scratch_file()) == NULL)
 			return -1;
+		/*
+		 * Large reads and writes, since records are small; a buffer
+		 * of our own, as some libcs ignore the size without one.
+		 */
+		if ((h->fbuf = malloc(FILE_BUFFER)) != NULL)
+			setvbuf(h->fp, h->fbuf, _IOFBF, FILE_BUFFER);
 		if (fgetpos(h->fp, &h->rpos) != 0)
 			return -1;
 		h->last = OP_WRITE;
