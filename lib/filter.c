@@ -17,11 +17,10 @@
 
 #include "buf.h"
 #include "filter.h"
+#include "filter_time.h"
 #include "idmap.h"
 
-#define NS_PER_SEC	1000000000LL
-#define TICKS_PER_SEC	10000000LL	/* FILETIME: 100 ns ticks */
-#define DAYS_1601_TO_1970 134774LL
+#define PID_NONE	UINT32_MAX	/* the source does not say */
 
 /*
  * --rustc: the programs of a Rust build.  Always without regard to case,
@@ -57,7 +56,8 @@ enum note_flags {
 	NOTE_PENDING = 1 << 2,	/* parent: the first process of `ppid` */
 	NOTE_VISITING = 1 << 3,	/* on the path being resolved */
 	NOTE_DONE = 1 << 4,	/* NOTE_MATCH is final */
-	NOTE_MATCH = 1 << 5
+	NOTE_MATCH = 1 << 5,
+	NOTE_SETTLED = 1 << 6	/* `parent` is final (parent_of()) */
 };
 
 /* What the scan learnt of one PROCESS definition. */
@@ -65,6 +65,7 @@ struct proc_note {
 	stream_id parent;	/* the parent's PROCESS id; 0: none */
 	uint32_t ppid;
 	int64_t start_ns;
+	uint32_t seen;		/* one pass: the walk that last came by */
 	unsigned char flags;	/* note_flags */
 };
 
@@ -89,6 +90,15 @@ struct filter {
 	struct section *sections;	/* filled by the scan */
 	size_t nsections, sections_cap;
 	size_t cur;			/* section of the second pass, + 1 */
+
+	/*
+	 * One pass: the walk up the parents of the process whose verdict
+	 * the first held event waits for, stopped where a parent is not
+	 * defined yet, so that it goes on from there (see walk()).
+	 */
+	int final;			/* the section is over: no waiting */
+	stream_id walk_start, walk_at;
+	uint32_t epoch;
 
 	/* The second pass's section. */
 	unsigned char *classes;		/* provider verdict by CLASS id */
@@ -319,136 +329,6 @@ filter_add_provider(struct filter *f, const char *name)
 	return 0;
 }
 
-/* Reads up to `max` digits as a number; *end gets what follows. */
-static int64_t
-digits(const char *s, int max, const char **end)
-{
-	int64_t n = 0;
-	int i;
-
-	for (i = 0; i < max && s[i] >= '0' && s[i] <= '9'; i++)
-		n = n * 10 + (s[i] - '0');
-	*end = s + i;
-	return n;
-}
-
-/* "12", "-0.5", ".25": seconds, to the nanosecond. */
-static int
-parse_seconds(const char *s, int64_t *ns)
-{
-	const char *p = s + (*s == '-' || *s == '+'), *q, *frac_at;
-	int64_t sec, frac = 0;
-	long ndigits;
-	int scale;
-
-	sec = digits(p, 10, &q);
-	if (sec > INT64_MAX / NS_PER_SEC - 1)
-		return -1;
-	ndigits = q - p;
-	if (*q == '.') {
-		frac = digits(frac_at = q + 1, 9, &q);
-		for (scale = (int)(q - frac_at); scale < 9; scale++)
-			frac *= 10;
-		while (*q >= '0' && *q <= '9')	/* below a nanosecond */
-			q++;
-		ndigits += q - frac_at;
-	}
-	if (ndigits == 0 || *q != '\0')
-		return -1;
-	*ns = sec * NS_PER_SEC + frac;
-	if (*s == '-')
-		*ns = -*ns;
-	return 0;
-}
-
-/* Days from 1970-01-01 to y-m-d, after Howard Hinnant's days_from_civil(). */
-static int64_t
-days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = y / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int
-days_in_month(int64_t y, int64_t m)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
-	    30, 31 };
-
-	if (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
-		return 29;
-	return days[m - 1];
-}
-
-/* Expects the character c at *p and steps over it. */
-static int
-expect(const char **p, char c)
-{
-	if (**p != c)
-		return -1;
-	(*p)++;
-	return 0;
-}
-
-/*
- * ISO 8601 in UTC: "2020-07-29T00:07:00.62Z"; the seconds, the fraction
- * and the Z are optional, and so is the whole time of day.
- */
-static int
-parse_utc(const char *s, uint64_t *ticks)
-{
-	const char *p = s, *q;
-	int64_t y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, days;
-	int scale;
-
-	y = digits(p, 4, &q);
-	if (q - p != 4 || expect(&q, '-') != 0)
-		return -1;
-	mo = digits(p = q, 2, &q);
-	if (q - p != 2 || expect(&q, '-') != 0)
-		return -1;
-	d = digits(p = q, 2, &q);
-	if (q - p != 2 || y < 1601 || mo < 1 || mo > 12 || d < 1 ||
-	    d > days_in_month(y, mo))
-		return -1;
-	if (*q == 'T' || *q == ' ') {
-		h = digits(p = q + 1, 2, &q);
-		if (q - p != 2 || expect(&q, ':') != 0)
-			return -1;
-		mi = digits(p = q, 2, &q);
-		if (q - p != 2)
-			return -1;
-		if (*q == ':') {
-			sec = digits(p = q + 1, 2, &q);
-			if (q - p != 2)
-				return -1;
-		}
-		if (*q == '.') {
-			frac = digits(p = q + 1, 7, &q);
-			for (scale = (int)(q - p); scale < 7; scale++)
-				frac *= 10;
-			while (*q >= '0' && *q <= '9')
-				q++;
-		}
-		if (h > 23 || mi > 59 || sec > 60)
-			return -1;
-	}
-	if (*q == 'Z')
-		q++;
-	if (*q != '\0')
-		return -1;
-	days = days_from_civil(y, mo, d) + DAYS_1601_TO_1970;
-	*ticks = (uint64_t)((days * 86400 + h * 3600 + mi * 60 + sec) *
-	    TICKS_PER_SEC + frac);
-	return 0;
-}
-
 static int
 parse_bound(struct filter *f, const char *s, struct bound *b)
 {
@@ -457,9 +337,9 @@ parse_bound(struct filter *f, const char *s, struct bound *b)
 	/* A date starts with four digits and a dash; seconds never do. */
 	if (strlen(s) > 4 && s[4] == '-' && s[0] != '-') {
 		b->utc = 1;
-		if (parse_utc(s, &b->ticks) == 0)
+		if (filter_parse_utc(s, &b->ticks) == 0)
 			return 0;
-	} else if (parse_seconds(s, &b->ns) == 0)
+	} else if (filter_parse_seconds(s, &b->ns) == 0)
 		return 0;
 	return set_error(f, "bad time '%s': seconds from the start of the "
 	    "trace, or UTC as 2020-07-29T00:07:00.5Z", s);
@@ -582,6 +462,8 @@ filter_reset(struct filter *f)
 	}
 	f->nsections = 0;
 	f->cur = 0;
+	f->final = 0;
+	f->walk_start = 0;
 }
 
 static int
@@ -600,7 +482,11 @@ new_section(struct filter *f)
 	return 0;
 }
 
-/* Makes room for the note of PROCESS `id`. */
+/*
+ * Notes what PROCESS `id` says.  A second definition of an id in the
+ * section (no tool writes one) leaves the first one's note: a verdict
+ * given in one pass must not change with what comes later.
+ */
 static int
 note_process(struct filter *f, const struct stream_reader *r,
     const struct stream_process *p)
@@ -614,16 +500,18 @@ note_process(struct filter *f, const struct stream_reader *r,
 		return 0;
 	if (array_slot(&s->procs, &s->cap, p->id, sizeof(*s->procs)) == NULL)
 		return -1;
+	if (!idmap_get(&s->first, p->pid, &first) &&
+	    idmap_put(&s->first, p->pid, p->id) != 0)
+		return -1;
 	n = &s->procs[p->id];
+	if (n->flags & NOTE_DEFINED)
+		return 0;
 	memset(n, 0, sizeof(*n));
 	n->flags = NOTE_DEFINED | (own_match(f, p) ? NOTE_OWN : 0);
 	n->start_ns = p->start_ns;
 	n->ppid = p->ppid;
-	if (!idmap_get(&s->first, p->pid, &first) &&
-	    idmap_put(&s->first, p->pid, p->id) != 0)
-		return -1;
 	/* The reader already maps pid to this definition. */
-	if (p->ppid == p->pid)
+	if (p->ppid == p->pid || p->ppid == PID_NONE)
 		return 0;
 	if ((parent = stream_process_by_pid(r, p->ppid)) != NULL)
 		n->parent = parent->id;
@@ -696,16 +584,23 @@ resolve_match(struct section *s, stream_id id)
 	}
 }
 
+/*
+ * Gives every process its verdict, as the whole section shows it; the
+ * one pass has settled some parents and decided some processes already,
+ * as this would have.
+ */
 static void
 resolve_section(const struct filter *f, struct section *s)
 {
 	stream_id id;
 
 	for (id = 1; id < s->cap; id++)
-		if (s->procs[id].flags & NOTE_DEFINED) {
+		if ((s->procs[id].flags & (NOTE_DEFINED | NOTE_SETTLED)) ==
+		    NOTE_DEFINED) {
 			s->procs[id].parent = (f->flags & FILTER_CHILDREN) ?
 			    parent_of(s, id) : 0;
 			s->procs[id].flags &= ~NOTE_PENDING;
+			s->procs[id].flags |= NOTE_SETTLED;
 		}
 	for (id = 1; id < s->cap; id++)
 		if (s->procs[id].flags & NOTE_DEFINED)
@@ -728,7 +623,9 @@ process_matches(struct filter *f, const struct stream_reader *r, uint32_t pid)
 	if (f->cur == 0 || f->cur > f->nsections)
 		return 0;	/* the input was not scanned */
 	s = &f->sections[f->cur - 1];
-	if ((p = stream_process_by_pid(r, pid)) != NULL)
+	if (pid == PID_NONE)
+		id = 0;	/* no process, whatever a definition says */
+	else if ((p = stream_process_by_pid(r, pid)) != NULL)
 		id = p->id;
 	else if (!idmap_get(&s->first, pid, &id))
 		id = 0;
@@ -741,21 +638,6 @@ process_matches(struct filter *f, const struct stream_reader *r, uint32_t pid)
 
 /* ---- The second pass ---- */
 
-/* FILETIME `ticks` as ns from `start`, clamped to what fits. */
-static int64_t
-ticks_to_ns(uint64_t ticks, uint64_t start)
-{
-	int64_t d;
-
-	if (ticks >= start)
-		d = ticks - start > (uint64_t)(INT64_MAX / 100) ?
-		    INT64_MAX / 100 : (int64_t)(ticks - start);
-	else
-		d = start - ticks > (uint64_t)(INT64_MAX / 100) ?
-		    -(INT64_MAX / 100) : -(int64_t)(start - ticks);
-	return d * 100;
-}
-
 /* Sets the window for a section; UTC bounds wait for its TRACE. */
 static void
 set_window(struct filter *f, const struct stream_trace *t)
@@ -766,9 +648,18 @@ set_window(struct filter *f, const struct stream_trace *t)
 	if (!f->window_known)
 		return;
 	f->from_ns = !f->from.set ? INT64_MIN : f->from.utc ?
-	    ticks_to_ns(f->from.ticks, t->start_utc) : f->from.ns;
+	    filter_ticks_to_ns(f->from.ticks, t->start_utc) : f->from.ns;
 	f->to_ns = !f->to.set ? INT64_MAX : f->to.utc ?
-	    ticks_to_ns(f->to.ticks, t->start_utc) : f->to.ns;
+	    filter_ticks_to_ns(f->to.ticks, t->start_utc) : f->to.ns;
+}
+
+/* Forgets the classes and the window of the section before. */
+static void
+clear_section_state(struct filter *f)
+{
+	if (f->classes != NULL)
+		memset(f->classes, 0, f->classes_cap);
+	set_window(f, NULL);
 }
 
 static void
@@ -777,9 +668,7 @@ enter_section(struct filter *f)
 	f->cur++;
 	if (f->cur <= f->nsections && !f->sections[f->cur - 1].resolved)
 		resolve_section(f, &f->sections[f->cur - 1]);
-	if (f->classes != NULL)
-		memset(f->classes, 0, f->classes_cap);
-	set_window(f, NULL);
+	clear_section_state(f);
 }
 
 static int
@@ -832,9 +721,9 @@ note_class(struct filter *f, const struct stream_class *c)
 	return 0;
 }
 
+/* Whether an event meets the criteria other than its process's. */
 static int
-event_matches(struct filter *f, const struct stream_reader *r,
-    const struct stream_event_head *h)
+head_matches(const struct filter *f, const struct stream_event_head *h)
 {
 	uint32_t unused;
 
@@ -850,7 +739,14 @@ event_matches(struct filter *f, const struct stream_reader *r,
 	if ((f->from.set || f->to.set) && (!f->window_known ||
 	    h->ts < f->from_ns || h->ts >= f->to_ns))
 		return 0;
-	return process_matches(f, r, h->pid);
+	return 1;
+}
+
+static int
+event_matches(struct filter *f, const struct stream_reader *r,
+    const struct stream_event_head *h)
+{
+	return head_matches(f, h) && process_matches(f, r, h->pid);
 }
 
 int
@@ -875,4 +771,199 @@ filter_record(struct filter *f, const struct stream_reader *r,
 		break;
 	}
 	return 1;
+}
+
+/* ---- One pass ---- */
+
+/* A ticket names a PROCESS id with this bit, else a pid. */
+#define TICKET_PROCESS (1ull << 32)
+
+/* A new section: the notes of the one before go. */
+static int
+onepass_enter(struct filter *f)
+{
+	filter_reset(f);
+	if (new_section(f) != 0)
+		return -1;
+	f->cur = 1;
+	f->sections[0].resolved = 1;	/* by filter_section_end() */
+	clear_section_state(f);
+	return 1;
+}
+
+/*
+ * Settles the parent of process `x` (parent_of()) once the process its
+ * ppid denotes is defined.  @return : 0, or -1 while the first
+ * definition of the ppid may still come.
+ */
+static int
+settle_parent(const struct filter *f, struct section *s, stream_id x)
+{
+	struct proc_note *n = &s->procs[x];
+	uint32_t first;
+
+	if (n->flags & NOTE_SETTLED)
+		return 0;
+	if ((n->flags & NOTE_PENDING) && !f->final &&
+	    !idmap_get(&s->first, n->ppid, &first))
+		return -1;
+	n->parent = parent_of(s, x);
+	n->flags = (n->flags & ~NOTE_PENDING) | NOTE_SETTLED;
+	return 0;
+}
+
+/* Gives the processes from `from` up to `to` their verdict. */
+static void
+mark_path(struct section *s, stream_id from, stream_id to, int match)
+{
+	for (;; from = s->procs[from].parent) {
+		if (!(s->procs[from].flags & NOTE_DONE))
+			s->procs[from].flags |= NOTE_DONE |
+			    (match ? NOTE_MATCH : 0);
+		if (from == to)
+			return;
+	}
+}
+
+/*
+ * Decides process `start` as resolve_match() will with the whole
+ * section, as soon as the notes so far allow: walks up its parents to
+ * a decided process, one that matches on its own, one without a
+ * parent, or one already on the way (a cycle).  A parent not defined
+ * yet stops the walk: @return FILTER_WAIT, and the next call for
+ * `start` goes on from there, so that no process is walked over twice
+ * while the first held event waits.  Else @return 1 or 0.
+ */
+static int
+walk(struct filter *f, struct section *s, stream_id start)
+{
+	struct proc_note *n;
+	stream_id x;
+	int match;
+
+	if (f->walk_start != start) {
+		f->walk_start = f->walk_at = start;
+		if (++f->epoch == 0) {
+			for (x = 0; x < s->cap; x++)
+				s->procs[x].seen = 0;
+			f->epoch = 1;
+		}
+	}
+	for (x = f->walk_at;; x = n->parent) {
+		n = &s->procs[x];
+		n->seen = f->epoch;
+		if (n->flags & (NOTE_DONE | NOTE_OWN)) {
+			match = !(n->flags & NOTE_DONE) ||
+			    (n->flags & NOTE_MATCH);
+			break;
+		}
+		if (settle_parent(f, s, x) != 0) {
+			f->walk_at = x;
+			return FILTER_WAIT;
+		}
+		if (n->parent == 0 || s->procs[n->parent].seen == f->epoch) {
+			match = 0;
+			break;
+		}
+	}
+	mark_path(s, start, x, match);
+	f->walk_start = 0;
+	return match;
+}
+
+/* The verdict on process `id` (defined), or FILTER_WAIT. */
+static int
+decide(struct filter *f, struct section *s, stream_id id, int may_walk)
+{
+	unsigned char fl;
+
+	if (id >= s->cap)
+		return 0;	/* never: a definition gets a note */
+	fl = s->procs[id].flags;
+	if (fl & NOTE_DONE)
+		return (fl & NOTE_MATCH) != 0;
+	if (!(f->flags & FILTER_CHILDREN))
+		return (fl & NOTE_OWN) != 0;
+	return may_walk ? walk(f, s, id) : FILTER_WAIT;
+}
+
+/* A verdict as given out: -v turns a match round, not a wait. */
+static int
+verdict(const struct filter *f, int v)
+{
+	if (v == FILTER_WAIT)
+		return v;
+	return v ^ ((f->flags & FILTER_INVERT) != 0);
+}
+
+int
+filter_next(struct filter *f, const struct stream_reader *r,
+    const struct stream_record *rec, int holding, uint64_t *ticket)
+{
+	const struct stream_event_head *h = &rec->u.event.h;
+	const struct stream_process *p;
+	struct section *s;
+	uint32_t id;
+
+	switch (rec->type) {
+	case REC_HEADER:
+		return onepass_enter(f);
+	case REC_PROCESS:
+		if (filter_needs_scan(f) && f->nsections > 0 &&
+		    note_process(f, r, &rec->u.process) != 0)
+			return -1;
+		return 1;
+	case REC_EVENT:
+		break;
+	default:
+		return filter_record(f, r, rec);
+	}
+	if (!head_matches(f, h))
+		return verdict(f, 0);
+	if (!filter_needs_scan(f))
+		return verdict(f, process_matches(f, r, h->pid));
+	if (f->nsections == 0)
+		return verdict(f, 0);
+	s = &f->sections[f->nsections - 1];
+	if (h->pid == PID_NONE)
+		return verdict(f, f->names.n == 0 && f->cmdlines.n == 0 &&
+		    pid_matches(f, h->pid));
+	if ((p = stream_process_by_pid(r, h->pid)) != NULL)
+		id = p->id;
+	else if (!idmap_get(&s->first, h->pid, &id)) {
+		*ticket = h->pid;
+		return FILTER_WAIT;
+	}
+	*ticket = TICKET_PROCESS | id;
+	return verdict(f, decide(f, s, id, !holding));
+}
+
+int
+filter_held(struct filter *f, uint64_t ticket)
+{
+	struct section *s;
+	uint32_t id, pid = (uint32_t)ticket;
+
+	if (f->nsections == 0)
+		return verdict(f, 0);
+	s = &f->sections[f->nsections - 1];
+	if (ticket & TICKET_PROCESS)
+		id = (uint32_t)ticket;
+	else if (!idmap_get(&s->first, pid, &id)) {
+		if (!f->final)
+			return FILTER_WAIT;
+		/* Never defined: only a pid can match it. */
+		return verdict(f, f->names.n == 0 && f->cmdlines.n == 0 &&
+		    pid_matches(f, pid));
+	}
+	return verdict(f, decide(f, s, id, 1));
+}
+
+void
+filter_section_end(struct filter *f)
+{
+	if (f->nsections > 0)
+		resolve_section(f, &f->sections[f->nsections - 1]);
+	f->final = 1;
+	f->walk_start = 0;
 }

@@ -22,13 +22,26 @@
  * yet, the first one defined later), unless both start times are known
  * and the parent's is later.  Verdicts are cached by PROCESS id, so a
  * reused pid is a new process that matches only on its own or through
- * its own parent.
+ * its own parent; the first definition of a PROCESS id in a section is
+ * the one that counts.  A pid or ppid of 4294967295 (the source does not
+ * say) denotes no process.
  *
- * Because of the look-ahead, process criteria need two passes over each
- * input: if filter_needs_scan(), give every record of the input to
- * filter_scan() first, then read the input again through filter_record().
- * filter_reset() starts a new input.  Without process criteria that need
- * definitions, one pass through filter_record() is enough.
+ * Because of the look-ahead, process criteria may decide an event only
+ * after some records that follow it.  Two ways to use a filter:
+ *
+ * One pass: give every record of an input in order to filter_next(),
+ * which says keep, drop, or FILTER_WAIT when the verdict on an event
+ * waits for a definition to come; such an event, and every record after
+ * it, must then be held back in order (filter_out.h does that), and
+ * filter_held() asked again for the first one held after each PROCESS
+ * record, and after filter_section_end() at the section's end (END, the
+ * next HEADER, or the end of the input), when nothing waits any more.
+ *
+ * Two passes: if filter_needs_scan(), give every record of the input
+ * to filter_scan() first, then read the input again through
+ * filter_record().  filter_reset() starts a new input.  Without process
+ * criteria that need definitions, one pass through filter_record() is
+ * enough.  Both ways give every event the same verdict.
  *
  * Memory: the filter copies what it keeps of the options and records; it
  * allocates at definitions, never at events.  Functions returning int
@@ -105,5 +118,28 @@ int filter_scan(struct filter *f, const struct stream_reader *r,
  */
 int filter_record(struct filter *f, const struct stream_reader *r,
     const struct stream_record *rec);
+
+/* ---- One pass ---- */
+
+#define FILTER_WAIT 2	/* the verdict waits for a definition to come */
+
+/*
+ * Says what to do with `rec`, the next record of the input: 1 keep, 0
+ * drop (only events are ever dropped), -1 out of memory, or FILTER_WAIT
+ * (events only): *ticket then gets what filter_held() needs to decide it
+ * later.  `holding`: events are held back already; an event then gets
+ * a verdict now only if that costs nothing, else FILTER_WAIT.
+ */
+int filter_next(struct filter *f, const struct stream_reader *r,
+    const struct stream_record *rec, int holding, uint64_t *ticket);
+
+/*
+ * The verdict now on the first event held back: 1, 0, or FILTER_WAIT.
+ * Ask for events in the order they came.
+ */
+int filter_held(struct filter *f, uint64_t ticket);
+
+/* The section has ended: from now on filter_held() does not wait. */
+void filter_section_end(struct filter *f);
 
 #endif

@@ -144,6 +144,12 @@ temp_file(void)
 }
 
 FILE *
+platform_scratch_file(void)
+{
+	return temp_file();
+}
+
+FILE *
 platform_spool(FILE *in)
 {
 	FILE *tmp = temp_file();
@@ -396,6 +402,12 @@ platform_temp_file(char *path, size_t cap)
 	return fopen(path, "wb");
 }
 #else
+FILE *
+platform_scratch_file(void)
+{
+	return tmpfile();
+}
+
 FILE *
 platform_spool(FILE *in)
 {

@@ -51,6 +51,13 @@ void platform_drop_pages(const void *p, size_t len);
  */
 FILE *platform_spool(FILE *in);
 
+/*
+ * An empty unnamed temporary file, open for reading and writing in
+ * binary mode, deleted when closed.  @return : the file, or NULL with
+ * errno set.
+ */
+FILE *platform_scratch_file(void);
+
 /* Puts a stdio stream in binary mode (Windows; a no-op elsewhere). */
 void platform_binary_mode(FILE *fp);
 

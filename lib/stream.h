@@ -446,6 +446,16 @@ int stream_probe(const unsigned char *data, size_t len);
 enum stream_status stream_reader_next(struct stream_reader *r,
     struct stream_record *rec);
 
+/*
+ * A record that a reader returned, as it was read: its record word and
+ * body, *len bytes, valid as long as the record.  Passing a record on
+ * with stream_write_encoded() then copies it once.  Not for a record
+ * made otherwise, nor for a HEADER or STRING (the writer must see
+ * those: stream_write_record()).
+ */
+const unsigned char *stream_record_raw(const struct stream_record *rec,
+    size_t *len);
+
 /* "stream.zst: truncated frame (offset 0x1234)" or similar. */
 const char *stream_reader_error(const struct stream_reader *r);
 

@@ -1092,6 +1092,14 @@ stream_reader_next(struct stream_reader *r, struct stream_record *rec)
 	return STREAM_OK;
 }
 
+/* The reader leaves a record's body behind its word in the frame. */
+const unsigned char *
+stream_record_raw(const struct stream_record *rec, size_t *len)
+{
+	*len = rec->body_len + 4;
+	return rec->body - 4;
+}
+
 const char *
 stream_string(const struct stream_reader *r, stream_id id)
 {

@@ -2,9 +2,13 @@
  * etlfilter - keep or drop the events of a stream.
  *
  * Every record but the events passes on unchanged, so the output's ids
- * still resolve; lib/filter.c decides for each event.  Each section gets
- * a fresh END (the counts are the writer's) and a DIAG that counts the
- * events left out.
+ * still resolve; lib/filter.c decides for each event and
+ * lib/filter_out.c writes, in one pass.  Each section gets a fresh END
+ * (the counts are the writer's) and a DIAG that counts the events left
+ * out.
+ *
+ * ETLFILTER_TWO_PASS=1 in the environment reads each input twice
+ * instead, as etlfilter once did: tests/cli/onepass.sh compares the two.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +18,7 @@
 
 #include "cli.h"
 #include "filter.h"
+#include "filter_out.h"
 #include "platform.h"
 #include "stream.h"
 
@@ -28,14 +33,12 @@ enum {
 	OPT_KIND,
 	OPT_PROVIDER,
 	OPT_FROM,
-	OPT_TO
+	OPT_TO,
+	OPT_VERBOSE
 };
 
-/* The output's section: is one open, and what has it left out. */
-struct out_section {
-	int open;
-	uint64_t dropped;
-};
+/* Memory for records held back; the rest waits in a temporary file. */
+#define HOLD_MEMORY (8u << 20)
 
 static _Noreturn void
 usage(FILE *fp, int status)
@@ -45,7 +48,8 @@ usage(FILE *fp, int status)
 	    "                 [--tid list] [--children] [--rustc] "
 	    "[--kind list]\n"
 	    "                 [--provider name] [--from time] [--to time] "
-	    "[file ...]\n");
+	    "[--verbose]\n"
+	    "                 [file ...]\n");
 	if (status == CLI_OK)
 		fprintf(fp,
 		    "Keep the events that match every criterion given.\n"
@@ -73,55 +77,37 @@ usage(FILE *fp, int status)
 		    "  --from time       from this time: seconds from the "
 		    "start, or UTC\n"
 		    "  --to time         up to (not including) this time\n"
+		    "  --verbose         say how much was held back\n"
 		    "  --help            this text\n"
 		    "  --version         the version\n"
 		    "With no file, or when file is -, read standard input.\n");
 	exit(status);
 }
 
-/* Counts what the section left out, in the section. */
-static int
-write_dropped(struct stream_writer *w, struct out_section *s)
-{
-	struct stream_diag d = { .what = "note: events filtered out" };
+/* The verdicts and the output of one input. */
+struct run {
+	struct cli_inputs in;
+	struct filter *f;
+	struct filter_out *o;
+	const char *out;
+	int two_pass;
+	int verbose;
+};
 
-	if (s->dropped == 0)
-		return 0;
-	d.count = s->dropped;
-	s->dropped = 0;
-	return stream_write_diag(w, &d);
-}
-
-static int
-write_record(struct stream_writer *w, const struct stream_record *rec,
-    int keep, struct out_section *s)
+static void
+out_error(struct run *run, int rc)
 {
-	switch (rec->type) {
-	case REC_HEADER:
-		/* A section cut short in the input stays so. */
-		if (s->open && write_dropped(w, s) != 0)
-			return -1;
-		s->open = 1;
-		return stream_write_record(w, rec);
-	case REC_END:
-		s->open = 0;
-		if (write_dropped(w, s) != 0)
-			return -1;
-		return stream_write_end(w, &rec->u.end);
-	case REC_EVENT:
-		if (!keep) {
-			s->dropped++;
-			return 0;
-		}
-		return stream_write_record(w, rec);
-	default:
-		return stream_write_record(w, rec);
-	}
+	if (rc == FILTER_OUT_WRITE)
+		cli_write_error(run->out);
+	if (rc != 0)
+		cli_fatal(CLI_DATA_ERROR, "%s: records held back: %s",
+		    run->in.name, strerror(errno));
 }
 
 /*
- * The first pass, when the filter needs one.  Errors in the input are
- * reported by the second pass, which meets them at the same place.
+ * The first pass of the two, learning the processes.  Errors in the
+ * input are reported by the second pass, which meets them at the same
+ * place.
  */
 static void
 scan_input(struct filter *f, FILE *fp, const char *name)
@@ -140,38 +126,67 @@ scan_input(struct filter *f, FILE *fp, const char *name)
 	rewind(fp);
 }
 
-/*
- * Filters one input: read twice if the filter needs a first pass (then
- * standard input is copied to a temporary file, so memory stays flat
- * however long).  @return : CLI_OK or CLI_DATA_ERROR.
- */
-static int
-filter_input(struct cli_inputs *in, const char *path, struct filter *f,
-    struct stream_writer *w, const char *out)
+/* Two passes (standard input copied to a temporary file first). */
+static enum stream_status
+filter_two_pass(struct run *run, FILE *fp)
 {
-	struct out_section s = { 0 };
+	struct stream_reader *r = run->in.r;
 	struct stream_record rec;
 	enum stream_status st;
 	int keep;
+
+	if (filter_needs_scan(run->f)) {
+		scan_input(run->f, fp, run->in.name);
+		stream_reader_open_file(r, fp, run->in.name);
+	}
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		cli_input_record(&run->in, &rec);
+		if ((keep = filter_record(run->f, r, &rec)) < 0)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		out_error(run, filter_out_write(run->o, &rec, keep));
+	}
+	return st;
+}
+
+/* One pass, holding back what waits for a verdict. */
+static enum stream_status
+filter_one_pass(struct run *run)
+{
+	struct stream_reader *r = run->in.r;
+	struct stream_record rec;
+	enum stream_status st;
+
+	while ((st = stream_reader_next(r, &rec)) == STREAM_OK) {
+		cli_input_record(&run->in, &rec);
+		out_error(run, filter_out_next(run->o, r, &rec));
+	}
+	return st;
+}
+
+/* Filters one input.  @return : CLI_OK or CLI_DATA_ERROR. */
+static int
+filter_input(struct run *run, const char *path)
+{
+	struct holdback_stats hs;
+	enum stream_status st;
 	FILE *fp;
 
-	filter_reset(f);
-	if ((fp = cli_input_open(in, path, filter_needs_scan(f))) == NULL)
+	filter_reset(run->f);
+	fp = cli_input_open(&run->in, path,
+	    run->two_pass && filter_needs_scan(run->f));
+	if (fp == NULL)
 		return CLI_DATA_ERROR;
-	if (filter_needs_scan(f)) {
-		scan_input(f, fp, in->name);
-		stream_reader_open_file(in->r, fp, in->name);
-	}
-	while ((st = stream_reader_next(in->r, &rec)) == STREAM_OK) {
-		cli_input_record(in, &rec);
-		if ((keep = filter_record(f, in->r, &rec)) < 0)
-			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		if (write_record(w, &rec, keep, &s) != 0)
-			cli_write_error(out);
-	}
-	if (s.open && write_dropped(w, &s) != 0)
-		cli_write_error(out);
-	return cli_input_close(in, st);
+	st = run->two_pass ? filter_two_pass(run, fp) : filter_one_pass(run);
+	out_error(run, filter_out_finish(run->o));
+	filter_out_stats(run->o, &hs);
+	if (run->verbose)
+		cli_warn("%s: held back %llu records, %llu bytes at most "
+		    "(%llu records at once, %llu in a temporary file)",
+		    run->in.name, (unsigned long long)hs.records,
+		    (unsigned long long)hs.max_bytes,
+		    (unsigned long long)hs.max_records,
+		    (unsigned long long)hs.spilled);
+	return cli_input_close(&run->in, st);
 }
 
 /* An option's argument that the filter refused: a usage error. */
@@ -199,14 +214,15 @@ main(int argc, char *argv[])
 		{ "rustc", no_argument, NULL, OPT_RUSTC },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "to", required_argument, NULL, OPT_TO },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct stream_reader *r;
 	struct stream_writer *w;
-	struct cli_inputs in;
+	struct run run = { 0 };
 	struct filter *f;
-	const char *out = NULL;
+	const char *out = NULL, *env;
 	int ch, force = 0, quiet = 0, status = CLI_OK, i;
 	FILE *fp;
 
@@ -266,6 +282,9 @@ main(int argc, char *argv[])
 		case OPT_TO:
 			check(f, filter_set_to(f, optarg));
 			break;
+		case OPT_VERBOSE:
+			run.verbose = 1;
+			break;
 		default:
 			usage(stderr, CLI_USAGE);
 		}
@@ -281,20 +300,26 @@ main(int argc, char *argv[])
 	 */
 	r = stream_reader_new(STREAM_EVENT_HEADS);
 	w = stream_writer_new(fp, 1);
-	if (r == NULL || w == NULL)
+	if (r == NULL || w == NULL ||
+	    (run.o = filter_out_new(f, w, HOLD_MEMORY)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	cli_inputs_init(&in, r);
-	in.quiet = quiet;
+	cli_inputs_init(&run.in, r);
+	run.in.quiet = quiet;
+	run.f = f;
+	run.out = out;
+	run.two_pass = (env = getenv("ETLFILTER_TWO_PASS")) != NULL &&
+	    strcmp(env, "1") == 0;
 	if (argc == 0)
-		status = filter_input(&in, "-", f, w, out);
+		status = filter_input(&run, "-");
 	for (i = 0; i < argc; i++)
-		if (filter_input(&in, argv[i], f, w, out) != CLI_OK)
+		if (filter_input(&run, argv[i]) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	if (stream_writer_close(w) != 0)
 		cli_write_error(out);
+	filter_out_free(run.o);
 	stream_reader_free(r);
 	filter_free(f);
-	if (cli_close_output(fp, out, in.read > 0) != CLI_OK)
+	if (cli_close_output(fp, out, run.in.read > 0) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	return status;
 }
