@@ -1,6 +1,7 @@
 /*
  * buf.c - byte buffers and the varint encoding of the stream format.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,22 +48,32 @@ buf_put_str(struct buf *b, const char *s)
 }
 
 void *
-array_slot(void *arrayp, size_t *cap, size_t i, size_t size)
+array_room(void *arrayp, size_t *cap, size_t i, size_t size)
 {
 	void **array = arrayp;
 	size_t n = *cap ? *cap : 256;
-	char *p;
+	void *p;
 
 	if (i < *cap)
 		return (char *)*array + i * size;
 	while (n <= i)
 		n *= 2;
-	if ((p = realloc(*array, n * size)) == NULL)
+	if (n > SIZE_MAX / size || (p = realloc(*array, n * size)) == NULL)
 		return NULL;
-	memset(p + *cap * size, 0, (n - *cap) * size);
 	*array = p;
 	*cap = n;
-	return p + i * size;
+	return (char *)p + i * size;
+}
+
+void *
+array_slot(void *arrayp, size_t *cap, size_t i, size_t size)
+{
+	size_t old = *cap;
+	char *slot = array_room(arrayp, cap, i, size);
+
+	if (slot != NULL && *cap > old)
+		memset(*(char **)arrayp + old * size, 0, (*cap - old) * size);
+	return slot;
 }
 
 void

@@ -135,6 +135,9 @@ void buf_put_str(struct buf *b, const char *s);	/* NULL is "" */
  */
 void *array_slot(void *arrayp, size_t *cap, size_t i, size_t size);
 
+/* The same without clearing the new room: for arrays written whole. */
+void *array_room(void *arrayp, size_t *cap, size_t i, size_t size);
+
 struct cursor {
 	const unsigned char *p, *end;
 	int bad;		/* a read ran past the end or was malformed */

@@ -582,29 +582,6 @@ ids_grow(struct idcache *c)
 	return 0;
 }
 
-/*
- * Room for element i of an array that grows by doubling: unlike
- * array_slot(), the new room is not cleared, since the id cache writes
- * each entry whole (clearing was a twentieth of etlcat's time).
- */
-static void *
-grow_to(void *arrayp, size_t *cap, size_t i, size_t size)
-{
-	void **array = arrayp;
-	size_t n = *cap ? *cap : 1024;
-	void *p;
-
-	if (i < *cap)
-		return (char *)*array + i * size;
-	while (n <= i)
-		n *= 2;
-	if ((p = realloc(*array, n * size)) == NULL)
-		return NULL;
-	*array = p;
-	*cap = n;
-	return (char *)p + i * size;
-}
-
 /* A copy of len bytes that stays where it is; NULL if out of memory. */
 static const char *
 ids_stash(struct idcache *c, const char *p, size_t len)
@@ -668,8 +645,8 @@ ids_add(struct mmprof_reader *r, const struct mmprof_event *ev,
 	size_t i, nparts = 1 + ev->nargs, more = nparts > 2 ? nparts - 2 : 0;
 
 	if (ids_bytes(c, r->ndense) + r->text.len + 4096 > c->limit ||
-	    (t = grow_to(&c->e, &c->ecap, c->n, sizeof(*t))) == NULL ||
-	    (more > 0 && grow_to(&c->parts, &c->partcap,
+	    (t = array_room(&c->e, &c->ecap, c->n, sizeof(*t))) == NULL ||
+	    (more > 0 && array_room(&c->parts, &c->partcap,
 	    c->nparts + more - 1, sizeof(*part)) == NULL))
 		return;
 	part[0] = ev->label;
