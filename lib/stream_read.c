@@ -183,15 +183,23 @@ arena_free(struct stream_reader *r)
  * Sets definition `id`, growing the table to hold it: the limit on
  * definition bytes bounds the ids a stream may use.
  */
+/* Whether `id` may name a definition; the reason set if not. */
+static int
+def_id_ok(struct stream_reader *r, uint64_t id)
+{
+	if (id != 0 && id <= UINT32_MAX)
+		return 1;
+	r->bad_why = "definition id %llu out of range (1 to %llu)";
+	r->bad_id = id;
+	r->bad_arg = UINT32_MAX;
+	return 0;
+}
+
 static int
 deftab_set(struct stream_reader *r, struct deftab *t, uint64_t id, void *item)
 {
-	if (id == 0 || id > UINT32_MAX) {
-		r->bad_why = "definition id %llu out of range (1 to %llu)";
-		r->bad_id = id;
-		r->bad_arg = UINT32_MAX;
+	if (!def_id_ok(r, id))
 		return -1;
-	}
 	if (id >= t->cap) {
 		size_t cap = t->cap ? t->cap : 256;
 		void **items;
@@ -845,6 +853,9 @@ parse_stack(struct stream_reader *r, struct cursor *c, struct stream_stack *s)
 	for (i = 0; i < s->nframes; i++)
 		frames[i] = le64(raw + 8 * i);
 	s->frames = frames;
+	/* Refused alike whether the reader keeps stacks or not. */
+	if (!def_id_ok(r, s->id))
+		return -1;
 	if ((r->flags & STREAM_KEEP_STACKS) == 0)
 		return 0;
 	if ((copy = arena_alloc(r, sizeof(*copy))) == NULL)

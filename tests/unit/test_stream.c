@@ -299,6 +299,42 @@ test_big_frames(void)
 	fclose(fp);
 }
 
+/*
+ * A STACK record with id 0 is refused by every reader, whether it keeps
+ * stacks (etlagg) or not (etlfilter): what one tool passes on, the next
+ * must read.
+ */
+static void
+test_stack_id_zero(void)
+{
+	uint64_t frames[1] = { 0x1000 };
+	struct stream_stack s = { .id = 0, .nframes = 1, .frames = frames };
+	unsigned flags[2] = { 0, STREAM_KEEP_STACKS };
+	struct stream_record rec;
+	enum stream_status st;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *fp = tmpfile();
+		struct stream_writer *w;
+		struct stream_reader *r = stream_reader_new(flags[i]);
+
+		REQUIRE(fp != NULL && r != NULL &&
+		    (w = stream_writer_new(fp, 1)) != NULL);
+		CHECK(stream_write_header(w, "test") == 0);
+		CHECK(stream_write_stack(w, &s) == 0);
+		CHECK(stream_writer_close(w) == 0);
+		rewind(fp);
+		stream_reader_open_file(r, fp, "zero.st");
+		while ((st = stream_reader_next(r, &rec)) == STREAM_OK)
+			;
+		CHECK_EQ_INT(st, STREAM_ERROR);
+		CHECK(strstr(stream_reader_error(r), "out of range") != NULL);
+		stream_reader_free(r);
+		fclose(fp);
+	}
+}
+
 int
 main(void)
 {
@@ -308,5 +344,6 @@ main(void)
 	RUN(test_cut_section);
 	RUN(test_not_a_stream);
 	RUN(test_big_frames);
+	RUN(test_stack_id_zero);
 	HARNESS_EXIT();
 }
