@@ -10,6 +10,8 @@
 #include "ring.h"
 
 #ifdef _WIN32
+#include <process.h>
+#include <stdint.h>
 #include <windows.h>
 
 typedef SRWLOCK lock_t;
@@ -90,8 +92,8 @@ ring_free(struct ring *rg)
 }
 
 #ifdef _WIN32
-static DWORD WINAPI
-thread_main(LPVOID p)
+static unsigned __stdcall
+thread_main(void *p)
 {
 	struct ring *rg = p;
 
@@ -99,14 +101,17 @@ thread_main(LPVOID p)
 	return 0;
 }
 
+/* _beginthreadex, not CreateThread: the thread calls the C runtime. */
 int
 ring_thread_start(struct ring *rg, void (*fn)(void *), void *arg)
 {
+	uintptr_t h;
+
 	rg->fn = fn;
 	rg->arg = arg;
-	if ((rg->thread = CreateThread(NULL, 0, thread_main, rg, 0,
-	    NULL)) == NULL)
+	if ((h = _beginthreadex(NULL, 0, thread_main, rg, 0, NULL)) == 0)
 		return -1;
+	rg->thread = (HANDLE)h;
 	rg->started = 1;
 	return 0;
 }
