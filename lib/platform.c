@@ -50,6 +50,20 @@ copy_to(FILE *in, FILE *tmp)
 	return 0;
 }
 
+FILE *
+platform_spool(FILE *in)
+{
+	FILE *tmp = platform_scratch_file();
+
+	if (tmp == NULL)
+		return NULL;
+	if (copy_to(in, tmp) != 0) {
+		fclose(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
 #ifdef _WIN32
 /* The errno closest to what GetLastError() says. */
 static int
@@ -147,20 +161,6 @@ FILE *
 platform_scratch_file(void)
 {
 	return temp_file();
-}
-
-FILE *
-platform_spool(FILE *in)
-{
-	FILE *tmp = temp_file();
-
-	if (tmp == NULL)
-		return NULL;
-	if (copy_to(in, tmp) != 0) {
-		fclose(tmp);
-		return NULL;
-	}
-	return tmp;
 }
 
 /*
@@ -406,20 +406,6 @@ FILE *
 platform_scratch_file(void)
 {
 	return tmpfile();
-}
-
-FILE *
-platform_spool(FILE *in)
-{
-	FILE *tmp = tmpfile();
-
-	if (tmp == NULL)
-		return NULL;
-	if (copy_to(in, tmp) != 0) {
-		fclose(tmp);
-		return NULL;
-	}
-	return tmp;
 }
 
 void
