@@ -79,9 +79,8 @@ frames_free(struct frames *f)
 	free(f);
 }
 
-/* The file name of a path, Windows or POSIX. */
-static const char *
-base_name(const char *path)
+const char *
+frames_base_name(const char *path)
 {
 	const char *p, *s = path;
 
@@ -108,7 +107,7 @@ static int
 add_image(struct frames *f, const struct stream_reader *r,
     const struct stream_image *im)
 {
-	const char *name = base_name(im->path);
+	const char *name = frames_base_name(im->path);
 	struct image_range *ir;
 
 	if (*name == '\0' && im->original_name != NULL)

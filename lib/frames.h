@@ -78,4 +78,7 @@ int frames_is_inlined(const char *name, size_t len);
 /* Whether a frame's name is one of the pseudo frames above. */
 int frames_is_pseudo(const char *name, size_t len);
 
+/* The file name of a path, Windows or POSIX: a module's name. */
+const char *frames_base_name(const char *path);
+
 #endif

@@ -160,17 +160,6 @@ add_use(struct sym_stream *s, uint32_t process, uint32_t what,
 	return 0;
 }
 
-static uint64_t
-event_ip(const struct stream_event *ev)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, "ip") == 0)
-			return ev->fields[i].val.v.u;
-	return 0;
-}
-
 static int
 has_identity(const struct stream_image *im)
 {
@@ -195,18 +184,6 @@ note_mapping(struct sym_stream *s, const struct stream_image *im)
 	return 0;
 }
 
-/* The file name of a path, Windows or POSIX. */
-static const char *
-base_name(const char *path)
-{
-	const char *p, *b = path;
-
-	for (p = path; *p != '\0'; p++)
-		if (*p == '/' || *p == '\\')
-			b = p + 1;
-	return b;
-}
-
 /*
  * The identity from the image file, found in the symbol path by its
  * time stamp and size (once a run for each).  @return NULL if none.
@@ -215,7 +192,7 @@ static const struct sym_pe *
 image_file(struct sym_stream *s, const struct stream_image *im)
 {
 	unsigned char key[8 + 512];
-	const char *name = base_name(im->path);
+	const char *name = frames_base_name(im->path);
 	size_t n = strlen(name) < 512 ? strlen(name) : 512;
 	struct sym_pe *pe;
 	uint32_t k;
@@ -295,7 +272,8 @@ sym_stream_record(struct sym_stream *s, const struct stream_reader *r,
 	def = p != NULL ? p->id : 0;
 	if (ev->h.stack != 0 && add_use(s, def, 0, ev->h.stack) != 0)
 		return -1;
-	if (ev->h.kind == EV_SAMPLE && (ip = event_ip(ev)) != 0 &&
+	if (ev->h.kind == EV_SAMPLE &&
+	    (ip = stream_event_u(ev, "ip", 0)) != 0 &&
 	    add_use(s, def, 1, ip) != 0)
 		return -1;
 	return 0;
@@ -384,7 +362,7 @@ static struct pdbent *
 pdb_of(struct sym_stream *s, const struct ident *im)
 {
 	unsigned char key[16 + 4 + 512];
-	const char *name = base_name(im->pdb);
+	const char *name = frames_base_name(im->pdb);
 	size_t n = strlen(name) < 512 ? strlen(name) : 512;
 	struct sym_found found;
 	struct pdbent *e;
@@ -411,7 +389,7 @@ pdb_of(struct sym_stream *s, const struct ident *im)
 	e->path = dup(found.path);
 	e->message = dup(found.message);
 	e->name = dup(name);
-	e->image = dup(base_name(im->path));
+	e->image = dup(frames_base_name(im->path));
 	if (e->path == NULL || e->message == NULL || e->name == NULL ||
 	    e->image == NULL)
 		return NULL;
@@ -499,7 +477,7 @@ write_image_records(struct sym_stream *s, const struct stream_reader *r,
 		else {
 			memcpy(is.pdb_guid, id.guid, 16);
 			is.pdb_age = id.age;
-			is.pdb_name = base_name(id.pdb);
+			is.pdb_name = frames_base_name(id.pdb);
 			is.status = (uint8_t)p->status;
 			is.pdb_path = p->path;
 			is.message = p->message;

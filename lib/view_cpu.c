@@ -230,17 +230,6 @@ idle_loop(const struct stream_event *ev)
 	return 1;
 }
 
-static uint64_t
-sample_ip(const struct stream_event *ev)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, "ip") == 0)
-			return ev->fields[i].val.v.u;
-	return 0;
-}
-
 /*
  * Appends to parts[n..] the ids of the stacks whose own frames make up
  * stack `id`, in order.  @return : the new count, or -1 if a part is not
@@ -280,7 +269,7 @@ count_sample(struct view *v, const struct stream_reader *r,
 	if ((key.proc = proctab_of_pid(v->pt, r, ev->h.pid)) == PROCTAB_NONE)
 		return -1;
 	key.def = def != NULL ? def->id : 0;
-	key.ip = sample_ip(ev);
+	key.ip = stream_event_u(ev, "ip", 0);
 	if (ev->h.stack == 0)
 		key.kind = KEY_NO_STACK;
 	else if ((n = flatten(r, ev->h.stack, key.parts, 0, 0)) >= 0) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "frames.h"
 #include "intern.h"
 #include "sym_path.h"
 #include "value.h"
@@ -46,17 +47,6 @@ images_create(int argc, char *argv[], int *used)
 	return view_no_options(calloc(1, sizeof(struct view)), used);
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *p, *b = path;
-
-	for (p = path; *p != '\0'; p++)
-		if (*p == '/' || *p == '\\')
-			b = p + 1;
-	return b;
-}
-
 static int
 add(struct view *v, const struct stream_reader *r,
     const struct stream_image_symbols *is)
@@ -70,9 +60,9 @@ add(struct view *v, const struct stream_reader *r,
 	uint32_t id;
 	int i, added;
 
-	text[0] = im != NULL ? base_name(im->path) : "";
+	text[0] = im != NULL ? frames_base_name(im->path) : "";
 	text[1] = im != NULL ? im->path : "";
-	text[2] = base_name(is->pdb_name);
+	text[2] = frames_base_name(is->pdb_name);
 	if (memcmp(is->pdb_guid, zero, 16) != 0)
 		value_format_pdb_key(is->pdb_guid, is->pdb_age, key);
 	text[3] = key;
