@@ -126,7 +126,7 @@ read_long_length(struct lzx_reader *r, uint64_t *len)
  * Copies `n` bytes from `offset` back.  When source and destination
  * overlap each byte must see the ones just written: 8 bytes at a time
  * do when the offset is at least 8 (each word's source is written
- * already), single bytes below that.
+ * already).  A shorter offset is widened to a period of 8 or more.
  */
 static void
 copy_match(unsigned char *op, const unsigned char *oend, size_t offset,
@@ -144,9 +144,27 @@ copy_match(unsigned char *op, const unsigned char *oend, size_t offset,
 		memcpy(op, from, n);
 		return;
 	}
-	if (offset >= 8)
-		for (; i + 8 <= n; i += 8)
-			memcpy(op + i, from + i, 8);
+	if (offset == 1) {
+		/* A run of one byte: the padding of ETW buffers is such. */
+		memset(op, *from, n);
+		return;
+	}
+	if (offset < 8) {
+		/*
+		 * The output repeats with the period `offset`, so also with
+		 * the first multiple of it that is 8 or more: past that many
+		 * bytes, words can be copied from that far back.
+		 */
+		size_t period = offset;
+
+		while (period < 8)
+			period += offset;
+		for (; i < period && i < n; i++)
+			op[i] = from[i];
+		from = op - period;
+	}
+	for (; i + 8 <= n; i += 8)
+		memcpy(op + i, from + i, 8);
 	for (; i < n; i++)
 		op[i] = from[i];
 }

@@ -385,6 +385,58 @@ test_roundtrip_events(void)
 }
 
 /* Runs of every long form, mixed with data, across flag words. */
+/*
+ * `period` literals, then one match `period` back of length `len`: the
+ * decoder widens short periods to copy words, and must give what byte
+ * by byte copying gives, also when the output ends inside the match.
+ */
+static void
+check_period(size_t period, size_t len)
+{
+	unsigned char z[64], want[2100], out[2100];
+	size_t i, n = 0, cut, err = 0;
+	uint32_t l3 = (uint32_t)(len - 3);
+
+	put32(z, 0x80000000u >> period);
+	n = 4;
+	for (i = 0; i < period; i++)
+		z[n++] = want[i] = (unsigned char)(0x41 + i);
+	z[n++] = (unsigned char)(((period - 1) << 3) | (l3 < 7 ? l3 : 7));
+	z[n++] = (unsigned char)((period - 1) >> 5);
+	if (l3 >= 7 && l3 < 22)
+		z[n++] = (unsigned char)(l3 - 7);
+	else if (l3 >= 22 && l3 < 22 + 255) {
+		z[n++] = 15;
+		z[n++] = (unsigned char)(l3 - 22);
+	} else if (l3 >= 22) {
+		z[n++] = 15;
+		z[n++] = 255;
+		z[n++] = l3 & 0xff;
+		z[n++] = (unsigned char)(l3 >> 8);
+	}
+	for (i = period; i < period + len; i++)
+		want[i] = want[i - period];
+	for (cut = 0; cut < 20 && cut < len; cut += 3) {
+		memset(out, 0xee, sizeof(out));
+		CHECK_EQ_INT(lzxpress_decompress(z, n, out, period + len - cut,
+		    &err), period + len - cut);
+		CHECK(memcmp(out, want, period + len - cut) == 0);
+		CHECK_EQ_INT(out[period + len - cut], 0xee);
+	}
+}
+
+static void
+test_short_periods(void)
+{
+	static const size_t lens[] = { 3, 4, 7, 8, 9, 10, 15, 16, 17, 23,
+	    31, 33, 64, 100, 299, 1000, 2048 };
+	size_t period, k;
+
+	for (period = 1; period <= 20; period++)
+		for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+			check_period(period, lens[k]);
+}
+
 static void
 test_long_runs(void)
 {
@@ -705,6 +757,7 @@ main(void)
 	RUN(test_roundtrip_text);
 	RUN(test_roundtrip_events);
 	RUN(test_long_runs);
+	RUN(test_short_periods);
 	RUN(test_out_cap);
 	RUN(test_short_out_len);
 	RUN(test_truncated);
