@@ -62,6 +62,7 @@
 #define BATCH_EVENTS	4096	/* fewer hand-overs: each may wake a thread */
 #define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
+#define INDEX_WINDOW	4096		/* bytes read of a buffer to index it */
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
 
@@ -105,6 +106,7 @@ struct etl_reader {
 	size_t owned_bytes;	/* decompressed copies held, spares included */
 
 	int drop_pages;		/* the data is a mapping: drop what was read */
+	const struct mapped_file *file;	/* the data's file, for reads */
 	struct { uint64_t start, end; } drops[DROP_BATCH];
 	size_t ndrops;		/* ranges of closed buffers not yet dropped */
 	int use_ahead;		/* may start a thread to read ahead */
@@ -171,6 +173,14 @@ void
 etl_reader_drop_pages(struct etl_reader *r, int on)
 {
 	r->drop_pages = on;
+}
+
+enum etl_status
+etl_reader_open_file(struct etl_reader *r, const struct mapped_file *m)
+{
+	r->drop_pages = m->is_mapped;
+	r->file = m;
+	return etl_reader_open_mem(r, m->data, m->len);
 }
 
 struct etl_reader *
@@ -455,11 +465,11 @@ read_trace_header(struct etl_reader *r)
 	return 0;
 }
 
-/* Whether a buffer header at `off` could be real. */
+/* Whether the buffer header `b`, at `off`, could be real. */
 static int
-plausible_buffer(const struct etl_reader *r, uint64_t off)
+plausible_header(const struct etl_reader *r, uint64_t off,
+    const unsigned char *b)
 {
-	const unsigned char *b = r->data + off;
 	uint32_t size, filled;
 	uint16_t flags;
 
@@ -473,6 +483,13 @@ plausible_buffer(const struct etl_reader *r, uint64_t off)
 	if (flags & FLAG_COMPRESSED)
 		return filled > BUF_HEADER_LEN && filled <= MAX_FILLED;
 	return filled >= BUF_HEADER_LEN && filled <= size;
+}
+
+/* Whether a buffer header at `off` could be real. */
+static int
+plausible_buffer(const struct etl_reader *r, uint64_t off)
+{
+	return plausible_header(r, off, r->data + off);
 }
 
 /*
@@ -520,20 +537,39 @@ resync(const struct etl_reader *r, uint64_t off)
 	return r->len;
 }
 
+/*
+ * The timestamp of the first event with one among the whole events of
+ * [p, p + len).  @return : 1 with *ts and *pos set, or 0 with *pos where
+ *	the events stopped.
+ */
+static int
+whole_event_time(const unsigned char *p, size_t len, uint64_t *ts,
+    size_t *pos)
+{
+	struct etl_event ev;
+	long size;
+
+	*pos = 0;
+	while (*pos + 4 <= len && (size = parse_event(p + *pos, len - *pos,
+	    &ev)) > 0) {
+		if (ev.ts != 0) {
+			*ts = ev.ts;
+			return 1;
+		}
+		*pos += ((size_t)size + 7) & ~(size_t)7;
+	}
+	return 0;
+}
+
 /* The timestamp of the first event in `data` (a buffer's event area). */
 static uint64_t
 first_timestamp(const unsigned char *p, size_t len)
 {
-	struct etl_event ev;
-	size_t pos = 0;
-	long size;
+	uint64_t ts;
+	size_t pos;
 
-	while (pos + 4 <= len && (size = parse_event(p + pos, len - pos,
-	    &ev)) > 0) {
-		if (ev.ts != 0)
-			return ev.ts;
-		pos += ((size_t)size + 7) & ~(size_t)7;
-	}
+	if (whole_event_time(p, len, &ts, &pos))
+		return ts;
 	/* A compressed peek may cut the first event: read its time anyway. */
 	if (pos + 0x18 <= len && (p[pos + 3] & 0xc0) == 0xc0) {
 		unsigned type = p[pos + 2];
@@ -594,16 +630,66 @@ check_fill(struct etl_reader *r, struct bufidx *bi)
 	return 0;
 }
 
+/*
+ * The time of a buffer's first event, read from `b`, which holds `have`
+ * bytes of the buffer: all of them in the mapping, or the first
+ * INDEX_WINDOW read into memory.  A window that cuts off what the time
+ * depends on is read again from the mapping, so that the time is the
+ * same either way.
+ */
+static uint64_t
+buffer_first_ts(struct etl_reader *r, const struct bufidx *bi,
+    const unsigned char *b, size_t have)
+{
+	const unsigned char *whole = r->data + bi->off;
+	uint64_t ts;
+	size_t pos;
+
+	if (bi->flags & FLAG_COMPRESSED) {
+		unsigned char peek[PEEK_LEN];
+		size_t want = bi->filled - BUF_HEADER_LEN, in = bi->size;
+		long got;
+
+		if (want > sizeof(peek))
+			want = sizeof(peek);
+		if (in > have)
+			in = have;
+		got = lzxpress_decompress(b + BUF_HEADER_LEN,
+		    in - BUF_HEADER_LEN, peek, want, NULL);
+		if (got != (long)want && b != whole)
+			got = lzxpress_decompress(whole + BUF_HEADER_LEN,
+			    bi->size - BUF_HEADER_LEN, peek, want, NULL);
+		return got > 0 ? first_timestamp(peek, (size_t)got) : 0;
+	}
+	if (b != whole && have < bi->filled) {
+		if (whole_event_time(b + BUF_HEADER_LEN, have - BUF_HEADER_LEN,
+		    &ts, &pos))
+			return ts;
+		b = whole;
+	}
+	return first_timestamp(b + BUF_HEADER_LEN, bi->filled -
+	    BUF_HEADER_LEN);
+}
+
 /* Indexes the buffer at `off`; returns the offset of the next one. */
 static uint64_t
 index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 {
+	unsigned char window[INDEX_WINDOW];
 	const unsigned char *b = r->data + off;
+	size_t have = r->len - off;
 	struct bufidx bi = { .off = off, .order = (uint32_t)r->nbufs };
 	uint64_t next;
 	int truncated = 0;
+	long n;
 
-	if (!plausible_buffer(r, off)) {
+	/* A read leaves the pages unmapped; faulting them in costs more. */
+	if (r->file != NULL && (n = platform_read_at(r->file, off, window,
+	    sizeof(window))) >= BUF_HEADER_LEN) {
+		b = window;
+		have = (size_t)n;
+	}
+	if (!plausible_header(r, off, b)) {
 		uint32_t size = le32(b);
 		uint64_t left = r->len - off;
 
@@ -645,20 +731,9 @@ index_buffer(struct etl_reader *r, uint64_t off, int *warned)
 	}
 	if (bi.flags & (FLAG_EVENTS_LOST | FLAG_BUFFER_LOST))
 		r->counts.lost_flagged++;
-	if (bi.flags & FLAG_COMPRESSED) {
-		unsigned char peek[PEEK_LEN];
-		size_t want = bi.filled - BUF_HEADER_LEN;
-		long got;
-
-		if (want > sizeof(peek))
-			want = sizeof(peek);
-		got = lzxpress_decompress(b + BUF_HEADER_LEN,
-		    bi.size - BUF_HEADER_LEN, peek, want, NULL);
-		bi.first_ts = got > 0 ? first_timestamp(peek, (size_t)got) : 0;
+	bi.first_ts = buffer_first_ts(r, &bi, b, have);
+	if (bi.flags & FLAG_COMPRESSED)
 		r->counts.compressed++;
-	} else
-		bi.first_ts = first_timestamp(b + BUF_HEADER_LEN,
-		    bi.filled - BUF_HEADER_LEN);
 	r->counts.buffers++;
 	if (add_index(r, &bi) != 0)
 		return r->len;

@@ -102,6 +102,16 @@ void etl_reader_free(struct etl_reader *r);
 enum etl_status etl_reader_open_mem(struct etl_reader *r,
     const unsigned char *data, size_t len);
 
+/*
+ * etl_reader_open_mem() on a file platform_map_file() gave, which must
+ * stay mapped until the reader is freed.  The index pass reads the head
+ * of each buffer instead of touching the mapping, and the pages read
+ * are dropped as with etl_reader_drop_pages().
+ */
+struct mapped_file;
+enum etl_status etl_reader_open_file(struct etl_reader *r,
+    const struct mapped_file *m);
+
 const struct etl_header *etl_reader_header(const struct etl_reader *r);
 
 /*

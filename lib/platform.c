@@ -256,6 +256,19 @@ platform_unmap_file(struct mapped_file *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* From the view: a read at an offset would need a handle kept open. */
+long
+platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
+    size_t len)
+{
+	if (off >= m->len)
+		return 0;
+	if (len > m->len - off)
+		len = (size_t)(m->len - off);
+	memcpy(dst, m->data + off, len);
+	return (long)len;
+}
+
 void
 platform_binary_mode(FILE *fp)
 {
@@ -456,6 +469,18 @@ spool_and_map(FILE *in, struct mapped_file *m)
 	return rc;
 }
 
+/* Keeps the mapped file open for platform_read_at(); 0 either way. */
+static int
+keep_fd(struct mapped_file *m, int fd)
+{
+	/* Standard input is the caller's to close: read from a copy. */
+	if (fd == fileno(stdin) && (fd = dup(fd)) < 0)
+		return 0;
+	m->fd = fd;
+	m->has_fd = 1;
+	return 0;
+}
+
 int
 platform_map_file(const char *path, struct mapped_file *m)
 {
@@ -470,9 +495,10 @@ platform_map_file(const char *path, struct mapped_file *m)
 		return -1;
 	if (fstat(fd, &st) != 0)
 		rc = -1;
-	else if (S_ISREG(st.st_mode))
-		rc = map_fd(fd, m);
-	else if (fd == fileno(stdin))
+	else if (S_ISREG(st.st_mode)) {
+		if ((rc = map_fd(fd, m)) == 0 && m->is_mapped)
+			return keep_fd(m, fd);
+	} else if (fd == fileno(stdin))
 		rc = spool_and_map(stdin, m);
 	else if ((in = fdopen(fd, "rb")) == NULL)
 		rc = -1;
@@ -493,7 +519,29 @@ platform_unmap_file(struct mapped_file *m)
 		munmap(m->mem, m->len);
 	else
 		free(m->mem);
+	if (m->has_fd)
+		close(m->fd);
 	memset(m, 0, sizeof(*m));
+}
+
+long
+platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
+    size_t len)
+{
+	ssize_t n;
+
+	if (off >= m->len)
+		return 0;
+	if (len > m->len - off)
+		len = (size_t)(m->len - off);
+	if (!m->has_fd) {
+		memcpy(dst, m->data + off, len);
+		return (long)len;
+	}
+	do
+		n = pread(m->fd, dst, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return (long)n;
 }
 
 void

@@ -12,6 +12,7 @@
 #define PLATFORM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -27,6 +28,8 @@ struct mapped_file {
 	size_t len;
 	void *mem;		/* what to unmap or free */
 	int is_mapped;
+	int has_fd;		/* fd is the mapped file, open for reads */
+	int fd;
 };
 
 /*
@@ -35,6 +38,16 @@ struct mapped_file {
  */
 int platform_map_file(const char *path, struct mapped_file *m);
 void platform_unmap_file(struct mapped_file *m);
+
+/*
+ * Copies up to `len` bytes at `off` of a file platform_map_file() gave,
+ * with a read where the system has one, so that a look at a few bytes of
+ * each part of a large file does not fault in its pages (the kernel maps
+ * 64 KiB around each fault), else from the memory.
+ * @return : the bytes copied, fewer at the end of the file, or -1.
+ */
+long platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
+    size_t len);
 
 /*
  * Drops the pages of [p, p + len) of a read-only file mapping from this

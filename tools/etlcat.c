@@ -134,9 +134,8 @@ cat_etl(struct stream_writer *w, const char *name,
 
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	etl_reader_drop_pages(r, m->is_mapped);
 	etl_reader_threads(r, cli_threads());
-	st = etl_reader_open_mem(r, m->data, m->len);
+	st = etl_reader_open_file(r, m);
 	if (st == ETL_FATAL) {
 		cli_warn("%s: %s", name, etl_reader_error(r));
 		etl_reader_free(r);

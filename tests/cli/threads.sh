@@ -4,7 +4,9 @@
 # writes the same bytes and the same messages, and exits alike, on the
 # sample, on etlsynth traces with plain and compressed buffers, on the
 # inputs crafted to break limits, on a truncated trace and on every
-# corpus trace.  The downstream tools' writers too.
+# corpus trace.  The downstream tools' writers too.  The index pass
+# reads the head of each buffer from a file and from the mapping of a
+# spooled pipe: both give the same too.
 
 . "$(dirname "$0")/../testlib.sh"
 
@@ -29,7 +31,33 @@ same() {
 	fi
 }
 
-same sample "$top/testdata/sample.etl"
+# same_index NAME FILE: etlcat of FILE as standard input, a file it
+# indexes by reads, and piped, which it spools and indexes in memory.
+same_index() {
+	name=$1 file=$2
+	etlcat -q -f -o "$tmp/read.st" - <"$file" 2>"$tmp/read.err"
+	one=$?
+	cat "$file" | etlcat -q -f -o "$tmp/mem.st" - 2>"$tmp/mem.err"
+	two=$?
+	if [ "$one" != "$two" ]; then
+		fail "index $name" "exit $one from a file, $two from a pipe"
+	elif ! cmp -s "$tmp/read.st" "$tmp/mem.st"; then
+		fail "index $name" "the streams differ"
+	elif ! cmp -s "$tmp/read.err" "$tmp/mem.err"; then
+		fail "index $name" "the messages differ: $(diff "$tmp/read.err" \
+		    "$tmp/mem.err" | head -3 | tr '\n' ' ')"
+	else
+		pass "index $name"
+	fi
+}
+
+# both NAME FILE: same and same_index.
+both() {
+	same "$@"
+	same_index "$@"
+}
+
+both sample "$top/testdata/sample.etl"
 
 if command -v etlsynth >/dev/null; then
 	etlsynth --scenario rustc-build --events 300000 --seed 3 \
@@ -38,18 +66,18 @@ if command -v etlsynth >/dev/null; then
 	    -o "$tmp/comp.etl" >/dev/null
 	etlsynth --scenario waits --compact-cswitch --events 100000 \
 	    --seed 5 -o "$tmp/waits.etl" >/dev/null
-	same "synth plain" "$tmp/plain.etl"
-	same "synth compressed" "$tmp/comp.etl"
-	same "synth compact cswitch" "$tmp/waits.etl"
+	both "synth plain" "$tmp/plain.etl"
+	both "synth compressed" "$tmp/comp.etl"
+	both "synth compact cswitch" "$tmp/waits.etl"
 	# Cut mid-buffer: the messages come at the same place.
 	size=$(wc -c <"$tmp/comp.etl")
 	head -c $((size * 2 / 3 + 1000)) "$tmp/comp.etl" >"$tmp/cut.etl"
-	same "synth truncated" "$tmp/cut.etl"
+	both "synth truncated" "$tmp/cut.etl"
 	# A damaged buffer in the middle of a plain trace.
 	cp "$tmp/plain.etl" "$tmp/damaged.etl"
 	printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.etl" \
 	    bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
-	same "synth damaged" "$tmp/damaged.etl"
+	both "synth damaged" "$tmp/damaged.etl"
 
 	# The other tools' writers: etlfilter, etlagg, etlsym.
 	etlcat -q "$tmp/plain.etl" >"$tmp/plain.st"
@@ -67,7 +95,7 @@ fi
 crafted=$top/build/fuzz/crafted
 if [ -d "$crafted" ]; then
 	for f in "$crafted"/*.etl; do
-		same "crafted $(basename "$f")" "$f"
+		both "crafted $(basename "$f")" "$f"
 	done
 else
 	skip "threads crafted" "no $crafted (make check makes it)"
@@ -75,7 +103,7 @@ fi
 
 if [ -d "$ETL_CORPUS/etl" ]; then
 	for f in "$ETL_CORPUS"/etl/*.etl; do
-		same "corpus $(basename "$f")" "$f"
+		both "corpus $(basename "$f")" "$f"
 	done
 else
 	skip "threads corpus" "no corpus at $ETL_CORPUS (set ETL_CORPUS)"

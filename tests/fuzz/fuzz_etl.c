@@ -3,17 +3,25 @@
  * reader (in_etl, with MS-XCA), the payload decoder (etw_decode) and the
  * stream writer, whose output must read back.
  *
- * Decoded twice, on one thread and with the reader's threads (reading
- * ahead, merging), which must give the same bytes and the same messages.
+ * Decoded twice, on one thread from memory and with the reader's threads
+ * (reading ahead, merging) from a file, whose index pass reads the head
+ * of each buffer: both must give the same bytes and the same messages.
  */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "etw_decode.h"
 #include "fuzz.h"
 #include "in_etl.h"
+#include "platform.h"
 
-/* Decodes the input; its messages are appended to `msgs`. */
+/*
+ * Decodes the input, from memory or else from `file`; its messages are
+ * appended to `msgs`.
+ */
 static void
-decode(const uint8_t *data, size_t size, int threads, struct fuzz_sink *sink,
-    FILE *msgs)
+decode(const uint8_t *data, size_t size, const struct mapped_file *file,
+    int threads, struct fuzz_sink *sink, FILE *msgs)
 {
 	struct etl_reader *r = etl_reader_new();
 	struct etw_decoder *d = NULL;
@@ -26,7 +34,8 @@ decode(const uint8_t *data, size_t size, int threads, struct fuzz_sink *sink,
 	etl_reader_threads(r, threads);
 	if (threads)
 		stream_writer_async(w);
-	if (etl_reader_open_mem(r, data, size) == ETL_FATAL)
+	if ((file != NULL ? etl_reader_open_file(r, file) :
+	    etl_reader_open_mem(r, data, size)) == ETL_FATAL)
 		goto done;
 	if (stream_write_header(w, "fuzz") != 0 ||
 	    (d = etw_decoder_new(w, etl_reader_header(r), "fuzz.etl")) == NULL)
@@ -44,16 +53,36 @@ done:
 	etl_reader_free(r);
 }
 
+/* The input as a file, mapped as etlcat maps its inputs. */
+static void
+map_input(const uint8_t *data, size_t size, struct mapped_file *m)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	FILE *fp;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fuzz_etl.XXXXXX", dir ? dir : "/tmp");
+	if ((fd = mkstemp(path)) < 0 || (fp = fdopen(fd, "wb")) == NULL ||
+	    fwrite(data, 1, size, fp) != size || fclose(fp) != 0 ||
+	    platform_map_file(path, m) != 0)
+		abort();
+	unlink(path);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_sink one, two, msg1 = { 0 }, msg2 = { 0 };
+	struct mapped_file file;
 
 	if ((msg1.fp = open_memstream(&msg1.buf, &msg1.len)) == NULL ||
 	    (msg2.fp = open_memstream(&msg2.buf, &msg2.len)) == NULL)
 		abort();
-	decode(data, size, 0, &one, msg1.fp);
-	decode(data, size, 1, &two, msg2.fp);
+	map_input(data, size, &file);
+	decode(data, size, NULL, 0, &one, msg1.fp);
+	decode(data, size, &file, 1, &two, msg2.fp);
+	platform_unmap_file(&file);
 	fflush(msg1.fp);
 	fflush(msg2.fp);
 	if (one.len != two.len || memcmp(one.buf, two.buf, one.len) != 0)
