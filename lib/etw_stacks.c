@@ -3,6 +3,7 @@
  * keys and their definitions, and stacks in EVENT_HEADER extended items,
  * interned as REC_STACK and attached to the queued events that own them.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +16,23 @@ new_stack_id(struct etw_decoder *d)
 	return ++d->next_stack;
 }
 
-/* The id of a plain frame list, defining it on first use. */
+/*
+ * The id of the join of head, the first n frames of d->key and next,
+ * defining it on first use.
+ */
 static stream_id
-intern_frames(struct etw_decoder *d, stream_id head, const uint64_t *frames,
-    uint32_t n, stream_id next)
+intern_frames(struct etw_decoder *d, stream_id head, uint32_t n,
+    stream_id next)
 {
-	unsigned char key[8 + STREAM_STACK_MAX * 8];
+	const uint64_t *frames = d->key.frames;
 	int added;
 	uint32_t iid;
 
-	memcpy(key, &head, 4);
-	memcpy(key + 4, &next, 4);
-	memcpy(key + 8, frames, (size_t)n * 8);
-	iid = intern_add(&d->stacks, key, 8 + (size_t)n * 8, &added);
+	_Static_assert(offsetof(struct stack_key, frames) == 8,
+	    "a stack key is two ids and the frames");
+	d->key.head = head;
+	d->key.next = next;
+	iid = intern_add(&d->stacks, &d->key, 8 + (size_t)n * 8, &added);
 	if (iid == 0 || etw_grow_ids(&d->stack_ids, &d->stack_ids_cap, iid) != 0)
 		return 0;
 	if (added) {
@@ -61,8 +66,12 @@ load_frames(struct etw_decoder *d, const unsigned char *raw, uint32_t n,
 
 	if (n > STREAM_STACK_MAX)
 		n = STREAM_STACK_MAX;
-	for (i = 0; i < n; i++)
-		d->frames[i] = etw_ptr(raw + (size_t)i * ptr_size, ptr_size);
+	if (ptr_size == 8)
+		for (i = 0; i < n; i++)
+			d->key.frames[i] = le64(raw + (size_t)i * 8);
+	else
+		for (i = 0; i < n; i++)
+			d->key.frames[i] = le32(raw + (size_t)i * 4);
 	return n;
 }
 
@@ -105,7 +114,7 @@ complete_pending(struct etw_decoder *d, const struct pending_stack *ps,
 	struct qentry *e = &d->q[ps->slot];
 
 	if (user != 0)
-		full = intern_frames(d, ps->kernel, d->frames, 0, user);
+		full = intern_frames(d, ps->kernel, 0, user);
 	if (e->seq == ps->seq)
 		stream_event_set_stack(d->ring + e->off, full);
 	else
@@ -284,7 +293,7 @@ etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts, uint32_t tid)
 		slot = u->prev;
 	}
 	if (kernel != 0 && user != 0)
-		return intern_frames(d, kernel, d->frames, 0, user);
+		return intern_frames(d, kernel, 0, user);
 	return kernel != 0 ? kernel : user;
 }
 
@@ -324,8 +333,8 @@ etw_on_stack_walk(struct etw_decoder *d, const struct etl_event *ev,
 
 	if (n == 0)
 		return;
-	kernel_only = etw_kernel_address(d->frames[n - 1], ev->ptr_size);
-	if ((id = intern_frames(d, 0, d->frames, n, 0)) != 0)
+	kernel_only = etw_kernel_address(d->key.frames[n - 1], ev->ptr_size);
+	if ((id = intern_frames(d, 0, n, 0)) != 0)
 		attach_stack(d, k->u.stack.event_ts, k->u.stack.tid, ev->cpu, id,
 		    kernel_only);
 }
@@ -358,11 +367,11 @@ etw_on_key_definition(struct etw_decoder *d, const struct etl_event *ev,
 	if (n == 0)
 		return;
 	/* A definition serves the kernel table if it ends in the kernel. */
-	keys = etw_kernel_address(d->frames[n - 1], ev->ptr_size) ?
+	keys = etw_kernel_address(d->key.frames[n - 1], ev->ptr_size) ?
 	    &d->kernel_keys : &d->user_keys;
 	if (!idmap_get(keys, k->u.stack.key, &id))
 		return;		/* never referenced */
-	if ((frames = intern_frames(d, 0, d->frames, n, 0)) != 0)
+	if ((frames = intern_frames(d, 0, n, 0)) != 0)
 		define_join(d, id, frames, 0, 0);
 	/* Keys are reused after a delete (5.6 step 5). */
 	idmap_del(keys, k->u.stack.key);
@@ -404,9 +413,9 @@ etw_inline_stack(struct etw_decoder *d, const struct etl_event *ev)
 		if ((type == 5 || type == 6) && size >= 8) {
 			uint32_t n = load_frames(d, data + 8,
 			    (size - 8) / ptr, ptr);
-			stream_id id = n ? intern_frames(d, 0, d->frames, n, 0) : 0;
+			stream_id id = n ? intern_frames(d, 0, n, 0) : 0;
 
-			if (n && etw_kernel_address(d->frames[n - 1], ptr))
+			if (n && etw_kernel_address(d->key.frames[n - 1], ptr))
 				kernel = id;
 			else
 				user = id;

@@ -134,7 +134,14 @@ struct etw_decoder {
 	struct thread_pending *pending;		/* by thread ... */
 	struct idmap pending_index;		/* ... found by tid */
 	size_t npending, pending_cap;
-	uint64_t frames[STREAM_STACK_MAX];
+	/*
+	 * The stack being interned, laid out as its intern key: the ids of
+	 * the parts it joins, then the frames, loaded straight into place.
+	 */
+	struct stack_key {
+		uint32_t head, next;
+		uint64_t frames[STREAM_STACK_MAX];
+	} key;
 
 	/* The hold queue. */
 	struct qentry *q;

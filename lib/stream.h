@@ -422,6 +422,15 @@ enum stream_reader_flags {
 struct stream_reader *stream_reader_new(unsigned flags);
 void stream_reader_free(struct stream_reader *r);
 
+/*
+ * Decodes the fields of the events of the kinds in `kinds` only (bit k
+ * for kind k, STREAM_KIND(k)); the others come with their head only, as
+ * with STREAM_EVENT_HEADS, and their fields are neither read nor
+ * checked.  By default every kind's fields are decoded.
+ */
+#define STREAM_KIND(k)	(1u << (k))
+void stream_reader_fields_of(struct stream_reader *r, uint32_t kinds);
+
 /* Reads from fp (not closed by the reader); `name` is used in messages. */
 void stream_reader_open_file(struct stream_reader *r, FILE *fp,
     const char *name);

@@ -57,6 +57,7 @@ struct strset {
 
 struct stream_reader {
 	unsigned flags;
+	uint32_t field_kinds;	/* kinds whose event fields are decoded */
 	FILE *fp;
 	const char *name;
 	ZSTD_DCtx *dctx;
@@ -344,6 +345,7 @@ stream_reader_new(unsigned flags)
 	if (r == NULL)
 		return NULL;
 	r->flags = flags;
+	r->field_kinds = UINT32_MAX;
 	r->dctx = ZSTD_createDCtx();
 	r->inbuf = malloc(INBUF_SIZE);
 	r->frame = malloc(STREAM_FRAME_MAX);
@@ -352,6 +354,12 @@ stream_reader_new(unsigned flags)
 		return NULL;
 	}
 	return r;
+}
+
+void
+stream_reader_fields_of(struct stream_reader *r, uint32_t kinds)
+{
+	r->field_kinds = kinds;
 }
 
 void
@@ -883,6 +891,14 @@ parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
 	/* A pass that wants only definitions: the fields would cost more. */
 	if (r->flags & STREAM_EVENT_HEADS)
 		return 0;
+	if (r->field_kinds != UINT32_MAX && (ev->h.kind >= 32 ||
+	    !(r->field_kinds & STREAM_KIND(ev->h.kind)))) {
+		ev->nfields = 0;
+		ev->fields = r->fields;
+		ev->payload = NULL;
+		ev->payload_len = 0;
+		return 0;
+	}
 	n = get_var(c);
 	if (n > STREAM_EVENT_FIELDS_MAX)
 		return -1;

@@ -23,6 +23,11 @@ struct view_ops {
 	const char *summary;		/* one line for usage messages */
 	unsigned reader_flags;		/* STREAM_KEEP_STACKS if it needs them */
 	/*
+	 * The event kinds whose fields it reads (STREAM_KIND bits): the
+	 * reader skips the fields of the others.  0 for every kind.
+	 */
+	uint32_t field_kinds;
+	/*
 	 * The view's options, all long ones, for etlagg to parse with its
 	 * own (so that both mix in any order, with the files); NULL if none.
 	 */

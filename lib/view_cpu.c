@@ -1080,6 +1080,9 @@ const struct view_ops view_cpu_ops = {
 	.summary = "profile samples and CPU time by process, call stack, "
 	    "function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
+	/* Samples, and the processes and intervals of proctab. */
+	.field_kinds = STREAM_KIND(EV_SAMPLE) | STREAM_KIND(EV_PROCESS) |
+	    STREAM_KIND(EV_GENERIC),
 	.options = longopts,
 	.tables = tables,
 	.create = cpu_create,

@@ -331,7 +331,9 @@ main(int argc, char *argv[])
 	}
 	fp = cli_open_output(a.out, 1, a.force, a.nfiles, a.files);
 	r = stream_reader_new(a.ops->reader_flags);
-	w = cli_stream_writer(fp, 1);
+	if (r != NULL && a.ops->field_kinds != 0)
+		stream_reader_fields_of(r, a.ops->field_kinds);
+	w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (stream_write_header(w, PRODUCER) != 0)

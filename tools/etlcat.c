@@ -35,7 +35,7 @@ usage(FILE *fp, int status)
 		    "  -o file   write to file instead of standard output\n"
 		    "  -q        no summary of skipped or lost data on stderr\n"
 		    "  -v        a summary of every input on stderr\n"
-		    "  -z level  zstd level, -7 to 19 (default 1)\n"
+		    "  -z level  zstd level, -7 to 19 (default -1)\n"
 		    "  --help    this text\n"
 		    "  --version the version\n"
 		    "With no file, or when file is -, read standard input.\n"
@@ -252,7 +252,7 @@ main(int argc, char *argv[])
 	};
 	struct options o = { 0 };
 	const char *out = NULL;
-	int ch, force = 0, level = 1, status = CLI_OK, i;
+	int ch, force = 0, level = CLI_STREAM_LEVEL, status = CLI_OK, i;
 	struct stream_writer *w;
 	FILE *fp;
 

@@ -299,7 +299,7 @@ main(int argc, char *argv[])
 	 * as it was read: decoding its fields would be work for nothing.
 	 */
 	r = stream_reader_new(STREAM_EVENT_HEADS);
-	w = cli_stream_writer(fp, 1);
+	w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 	if (r == NULL || w == NULL ||
 	    (run.o = filter_out_new(f, w, HOLD_MEMORY)) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");

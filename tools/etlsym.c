@@ -105,7 +105,7 @@ stream_mode(struct sym_path *sp, int argc, char *argv[], const char *out,
 	memset(&run, 0, sizeof(run));
 	run.out = out;
 	r = stream_reader_new(STREAM_KEEP_STACKS);
-	run.w = cli_stream_writer(fp, 1);
+	run.w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 	run.ss = sym_stream_new(sp, "etlsym");
 	if (r == NULL || run.ss == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
