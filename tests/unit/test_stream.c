@@ -335,6 +335,57 @@ test_stack_id_zero(void)
 	}
 }
 
+/*
+ * stream_reader_fields_of(): events of the kinds asked for come with
+ * their fields, the others with their head only.
+ */
+static void
+test_fields_of(void)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w;
+	struct stream_reader *r;
+	struct stream_record rec;
+	struct stream_field f = { "size", { .type = VAL_U64, .v.u = 4096 } };
+	struct stream_event ev = { .h = { .pid = 100, .tid = 200 },
+	    .nfields = 1, .fields = &f, .payload = (const unsigned char *)"p",
+	    .payload_len = 1 };
+	int kind, seen = 0;
+
+	REQUIRE(fp != NULL && (w = stream_writer_new(fp, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	for (kind = EV_GENERIC; kind <= EV_HEAP; kind++) {
+		ev.h.kind = (uint8_t)kind;
+		ev.h.ts = kind;
+		CHECK(stream_write_event(w, &ev) == 0);
+	}
+	CHECK(stream_write_end(w, &(struct stream_end){ 0 }) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	rewind(fp);
+	REQUIRE((r = stream_reader_new(0)) != NULL);
+	stream_reader_fields_of(r, STREAM_KIND(EV_SAMPLE) |
+	    STREAM_KIND(EV_GENERIC));
+	stream_reader_open_file(r, fp, "tmp");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		const struct stream_event *e = &rec.u.event;
+		int full;
+
+		if (rec.type != REC_EVENT)
+			continue;
+		full = e->h.kind == EV_SAMPLE || e->h.kind == EV_GENERIC;
+		CHECK_EQ_INT(e->h.ts, e->h.kind);
+		CHECK_EQ_INT(e->h.pid, 100);
+		CHECK_EQ_INT(e->nfields, full ? 1 : 0);
+		CHECK_EQ_INT(e->payload_len, full ? 1 : 0);
+		if (full && e->nfields == 1)
+			CHECK_EQ_INT(stream_event_u(e, "size", 0), 4096);
+		seen++;
+	}
+	CHECK_EQ_INT(seen, EV_HEAP - EV_GENERIC + 1);
+	stream_reader_free(r);
+	fclose(fp);
+}
+
 int
 main(void)
 {
@@ -345,5 +396,6 @@ main(void)
 	RUN(test_not_a_stream);
 	RUN(test_big_frames);
 	RUN(test_stack_id_zero);
+	RUN(test_fields_of);
 	HARNESS_EXIT();
 }
