@@ -103,7 +103,8 @@ enum etl_status etl_reader_open_mem(struct etl_reader *r,
     const unsigned char *data, size_t len);
 
 /*
- * etl_reader_open_mem() on a file platform_map_file() gave, which must
+ * etl_reader_open_mem() on a file platform_map_file_for_reads() gave (or
+ * platform_map_file(), with no gain), which must
  * stay mapped until the reader is freed.  The index pass reads the head
  * of each buffer instead of touching the mapping, and the pages read
  * are dropped as with etl_reader_drop_pages().

@@ -256,6 +256,12 @@ platform_unmap_file(struct mapped_file *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int
+platform_map_file_for_reads(const char *path, struct mapped_file *m)
+{
+	return platform_map_file(path, m);
+}
+
 /* From the view: a read at an offset would need a handle kept open. */
 long
 platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
@@ -481,8 +487,8 @@ keep_fd(struct mapped_file *m, int fd)
 	return 0;
 }
 
-int
-platform_map_file(const char *path, struct mapped_file *m)
+static int
+map_path(const char *path, struct mapped_file *m, int keep)
 {
 	struct stat st;
 	FILE *in;
@@ -496,7 +502,7 @@ platform_map_file(const char *path, struct mapped_file *m)
 	if (fstat(fd, &st) != 0)
 		rc = -1;
 	else if (S_ISREG(st.st_mode)) {
-		if ((rc = map_fd(fd, m)) == 0 && m->is_mapped)
+		if ((rc = map_fd(fd, m)) == 0 && m->is_mapped && keep)
 			return keep_fd(m, fd);
 	} else if (fd == fileno(stdin))
 		rc = spool_and_map(stdin, m);
@@ -510,6 +516,18 @@ platform_map_file(const char *path, struct mapped_file *m)
 	if (fd != fileno(stdin))
 		close(fd);
 	return rc;
+}
+
+int
+platform_map_file(const char *path, struct mapped_file *m)
+{
+	return map_path(path, m, 0);
+}
+
+int
+platform_map_file_for_reads(const char *path, struct mapped_file *m)
+{
+	return map_path(path, m, 1);
 }
 
 void

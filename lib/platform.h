@@ -40,6 +40,12 @@ int platform_map_file(const char *path, struct mapped_file *m);
 void platform_unmap_file(struct mapped_file *m);
 
 /*
+ * platform_map_file(), keeping the file open for platform_read_at() until
+ * it is unmapped.  It holds a descriptor: for the few files read at once.
+ */
+int platform_map_file_for_reads(const char *path, struct mapped_file *m);
+
+/*
  * Copies up to `len` bytes at `off` of a file platform_map_file() gave,
  * with a read where the system has one, so that a look at a few bytes of
  * each part of a large file does not fault in its pages (the kernel maps

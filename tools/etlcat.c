@@ -218,7 +218,7 @@ cat_one(struct stream_writer *w, const char *path, struct options *o)
 	struct mapped_file m;
 	int status;
 
-	if (platform_map_file(path, &m) != 0) {
+	if (platform_map_file_for_reads(path, &m) != 0) {
 		cli_warn("%s: %s", name, strerror(errno));
 		return CLI_DATA_ERROR;
 	}

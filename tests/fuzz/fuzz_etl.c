@@ -65,7 +65,7 @@ map_input(const uint8_t *data, size_t size, struct mapped_file *m)
 	snprintf(path, sizeof(path), "%s/fuzz_etl.XXXXXX", dir ? dir : "/tmp");
 	if ((fd = mkstemp(path)) < 0 || (fp = fdopen(fd, "wb")) == NULL ||
 	    fwrite(data, 1, size, fp) != size || fclose(fp) != 0 ||
-	    platform_map_file(path, m) != 0)
+	    platform_map_file_for_reads(path, m) != 0)
 		abort();
 	unlink(path);
 }
