@@ -12,43 +12,39 @@
 
 top=${ETL_TOP:-.}
 
-# same NAME FILE: etlcat of FILE with ETL_THREADS=1 and without.
-same() {
-	name=$1 file=$2
-	ETL_THREADS=1 etlcat -q -f -o "$tmp/one.st" "$file" 2>"$tmp/one.err"
-	one=$?
-	etlcat -q -f -o "$tmp/two.st" "$file" 2>"$tmp/two.err"
-	two=$?
+# agree NAME HOW1 HOW2: the verdict on two runs that must agree, their
+# exit statuses in $one and $two, their output and messages in
+# $tmp/one.st, $tmp/one.err, $tmp/two.st and $tmp/two.err.
+agree() {
 	if [ "$one" != "$two" ]; then
-		fail "threads $name" "exit $one alone, $two with threads"
+		fail "$1" "exit $one $2, $two $3"
 	elif ! cmp -s "$tmp/one.st" "$tmp/two.st"; then
-		fail "threads $name" "the streams differ"
+		fail "$1" "the streams differ"
 	elif ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
-		fail "threads $name" "the messages differ: $(diff "$tmp/one.err" \
+		fail "$1" "the messages differ: $(diff "$tmp/one.err" \
 		    "$tmp/two.err" | head -3 | tr '\n' ' ')"
 	else
-		pass "threads $name"
+		pass "$1"
 	fi
+}
+
+# same NAME FILE: etlcat of FILE with ETL_THREADS=1 and without.
+same() {
+	ETL_THREADS=1 etlcat -q -f -o "$tmp/one.st" "$2" 2>"$tmp/one.err"
+	one=$?
+	etlcat -q -f -o "$tmp/two.st" "$2" 2>"$tmp/two.err"
+	two=$?
+	agree "threads $1" alone "with threads"
 }
 
 # same_index NAME FILE: etlcat of FILE as standard input, a file it
 # indexes by reads, and piped, which it spools and indexes in memory.
 same_index() {
-	name=$1 file=$2
-	etlcat -q -f -o "$tmp/read.st" - <"$file" 2>"$tmp/read.err"
+	etlcat -q -f -o "$tmp/one.st" - <"$2" 2>"$tmp/one.err"
 	one=$?
-	cat "$file" | etlcat -q -f -o "$tmp/mem.st" - 2>"$tmp/mem.err"
+	cat "$2" | etlcat -q -f -o "$tmp/two.st" - 2>"$tmp/two.err"
 	two=$?
-	if [ "$one" != "$two" ]; then
-		fail "index $name" "exit $one from a file, $two from a pipe"
-	elif ! cmp -s "$tmp/read.st" "$tmp/mem.st"; then
-		fail "index $name" "the streams differ"
-	elif ! cmp -s "$tmp/read.err" "$tmp/mem.err"; then
-		fail "index $name" "the messages differ: $(diff "$tmp/read.err" \
-		    "$tmp/mem.err" | head -3 | tr '\n' ' ')"
-	else
-		pass "index $name"
-	fi
+	agree "index $1" "from a file" "from a pipe"
 }
 
 # both NAME FILE: same and same_index.
