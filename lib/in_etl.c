@@ -59,7 +59,8 @@
  * into, until the caller is done with it.
  */
 #define BATCHES		4
-#define BATCH_EVENTS	4096	/* fewer hand-overs: each may wake a thread */
+#define BATCH_EVENTS	32768	/* fewer hand-overs: each may wake a thread;
+				   4096 took a sixth longer on plain buffers */
 #define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
 #define INDEX_WINDOW	4096		/* bytes read of a buffer to index it */
