@@ -61,7 +61,7 @@
 #define BATCHES		4
 #define BATCH_EVENTS	32768	/* fewer hand-overs: each may wake a thread;
 				   4096 took a sixth longer on plain buffers */
-#define BATCH_CLOSED_BYTES (32u << 20)	/* then the batch is cut short */
+#define BATCH_CLOSED_BYTES (8u << 20)	/* then the batch is cut short */
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
 #define INDEX_WINDOW	4096		/* bytes read of a buffer to index it */
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
