@@ -36,8 +36,6 @@
 				   4096 took a sixth longer on plain buffers */
 #define BATCH_CLOSED_BYTES (8u << 20)	/* then the batch is cut short */
 
-static void stop_merge_thread(struct etl_reader *r);
-
 static void
 openbuf_free(struct openbuf *ob)
 {
@@ -501,9 +499,6 @@ merge_next(struct etl_reader *r, struct etl_event *ev)
 }
 
 /* ---- the merge's thread ---- */
-
-struct handed;
-static enum etl_status merge_hand(struct etl_reader *, struct handed *);
 
 /*
  * What the merge hands over of an event: where its bytes are and what

@@ -262,19 +262,6 @@ platform_map_file_for_reads(const char *path, struct mapped_file *m)
 	return platform_map_file(path, m);
 }
 
-/* From the view: a read at an offset would need a handle kept open. */
-long
-platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
-    size_t len)
-{
-	if (off >= m->len)
-		return 0;
-	if (len > m->len - off)
-		len = (size_t)(m->len - off);
-	memcpy(dst, m->data + off, len);
-	return (long)len;
-}
-
 void
 platform_binary_mode(FILE *fp)
 {
@@ -542,22 +529,14 @@ platform_unmap_file(struct mapped_file *m)
 	memset(m, 0, sizeof(*m));
 }
 
-long
-platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
-    size_t len)
+/* platform_read_at() from the mapped file itself. */
+static long
+read_fd_at(int fd, uint64_t off, void *dst, size_t len)
 {
 	ssize_t n;
 
-	if (off >= m->len)
-		return 0;
-	if (len > m->len - off)
-		len = (size_t)(m->len - off);
-	if (!m->has_fd) {
-		memcpy(dst, m->data + off, len);
-		return (long)len;
-	}
 	do
-		n = pread(m->fd, dst, len, (off_t)off);
+		n = pread(fd, dst, len, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	return (long)n;
 }
@@ -681,3 +660,20 @@ platform_temp_file(char *path, size_t cap)
 	return fp;
 }
 #endif
+
+long
+platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
+    size_t len)
+{
+	if (off >= m->len)
+		return 0;
+	if (len > m->len - off)
+		len = (size_t)(m->len - off);
+#ifndef _WIN32
+	/* Windows keeps no handle (has_fd is never set): the view serves. */
+	if (m->has_fd)
+		return read_fd_at(m->fd, off, dst, len);
+#endif
+	memcpy(dst, m->data + off, len);
+	return (long)len;
+}
