@@ -53,8 +53,20 @@ cli_progress(void)
 static void
 vwarn(const char *fmt, va_list ap)
 {
+	char line[1024];
+	va_list again;
+	int n;
+
 	if (progress_ready)
 		progress_end(&progress);
+	/* One write, so that a decoding thread's lines come out whole. */
+	va_copy(again, ap);
+	n = vsnprintf(line, sizeof(line), fmt, again);
+	va_end(again);
+	if (n >= 0 && (size_t)n < sizeof(line)) {
+		fprintf(stderr, "%s: %s\n", progname, line);
+		return;
+	}
 	fprintf(stderr, "%s: ", progname);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -239,7 +251,36 @@ cli_inputs_init(struct cli_inputs *in, struct stream_reader *r)
 	in->progress = cli_progress();
 }
 
-FILE *
+/*
+ * Whether `fp`, a file named as an input, holds a trace to decode rather
+ * than a stream; it is left at its start.
+ */
+static int
+is_trace(FILE *fp)
+{
+	unsigned char head[256];
+	size_t n = fread(head, 1, sizeof(head), fp);
+
+	rewind(fp);
+	return cli_decodable(head, n);
+}
+
+/* Reads the trace in `path` by decoding it on a thread; 0 or -1. */
+static int
+open_direct(struct cli_inputs *in, const char *path, FILE *fp, int seekable)
+{
+	fclose(fp);
+	if (seekable) {
+		cli_warn("%s: a trace, not an event stream: this reads its "
+		    "input twice, so decode it with etlcat first", in->name);
+		return -1;
+	}
+	in->fp = NULL;
+	in->direct = cli_direct_start(path, in->r, in->name, in->progress);
+	return 0;
+}
+
+int
 cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 {
 	int is_stdin = strcmp(path, "-") == 0;
@@ -253,12 +294,15 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 		fp = fopen(path, "rb");
 	if (fp == NULL) {
 		cli_warn("%s: %s", in->name, strerror(errno));
-		return NULL;
+		return -1;
 	}
 	in->fp = fp;
+	in->direct = NULL;
 	in->records = 0;
 	in->size = 0;
 	memset(&in->this_loss, 0, sizeof(in->this_loss));
+	if (!is_stdin && is_trace(fp))
+		return open_direct(in, path, fp, seekable);
 	if (platform_file_id(NULL, fp, &id) == 0 && id.regular &&
 	    fseek(fp, 0, SEEK_END) == 0) {
 		long end = ftell(fp);
@@ -268,14 +312,15 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 	}
 	progress_start(in->progress, in->name, in->size);
 	stream_reader_open_file(in->r, fp, in->name);
-	return fp;
+	return 0;
 }
 
 void
 cli_input_record(struct cli_inputs *in, const struct stream_record *rec)
 {
 	/* ftell() may cost a system call: look now and then. */
-	if (++in->records % 1024 == 0 && in->progress->fp != NULL) {
+	if (++in->records % 1024 == 0 && in->progress->fp != NULL &&
+	    in->fp != NULL) {
 		long pos = ftell(in->fp);
 
 		if (pos > 0)
@@ -299,14 +344,21 @@ cli_loss_summary(const char *name, const struct loss *l)
 int
 cli_input_close(struct cli_inputs *in, int st)
 {
-	int status;
+	int status, decoded = CLI_OK;
 
+	/* The decoder's messages come first, as from etlcat before us. */
+	if (in->direct != NULL)
+		decoded = cli_direct_finish(in->direct);
 	progress_end(in->progress);
 	if (st == STREAM_EOF && in->records == 0) {
-		cli_warn("%s: empty input, not an event stream", in->name);
+		if (decoded == CLI_OK)
+			cli_warn("%s: empty input, not an event stream",
+			    in->name);
 		status = CLI_DATA_ERROR;
 	} else
 		status = cli_stream_status(in->r, st, in->name);
+	if (decoded != CLI_OK)
+		status = CLI_DATA_ERROR;
 	if (!in->quiet)
 		cli_loss_summary(in->name, &in->this_loss);
 	loss_add(&in->loss, &in->this_loss);
@@ -314,9 +366,10 @@ cli_input_close(struct cli_inputs *in, int st)
 		in->loss.cut++;
 	else if (status == CLI_OK)
 		in->read++;
-	if (in->fp != stdin)
+	if (in->fp != NULL && in->fp != stdin)
 		fclose(in->fp);
 	in->fp = NULL;
+	in->direct = NULL;
 	return status;
 }
 
@@ -329,7 +382,7 @@ cli_read_stream(struct cli_inputs *in, const char *path,
 	enum stream_status st;
 	int status;
 
-	if (cli_input_open(in, path, 0) == NULL)
+	if (cli_input_open(in, path, 0) != 0)
 		return CLI_DATA_ERROR;
 	while ((st = stream_reader_next(in->r, &rec)) == STREAM_OK) {
 		cli_input_record(in, &rec);

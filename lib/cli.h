@@ -20,6 +20,8 @@
 
 struct stream_reader;
 struct stream_record;
+struct stream_writer;
+struct cli_direct;
 
 enum cli_exit {
 	CLI_OK = 0,
@@ -108,7 +110,8 @@ struct cli_inputs {
 	unsigned read;		/* inputs read to their end */
 	int quiet;		/* no line about what an input lost (-q) */
 	/* The input being read. */
-	FILE *fp;
+	FILE *fp;		/* NULL when read directly */
+	struct cli_direct *direct;	/* a trace decoded on a thread */
 	const char *name;
 	struct loss this_loss;
 	uint64_t records;
@@ -133,10 +136,16 @@ int cli_read_stream(struct cli_inputs *in, const char *path,
  * standard input is first copied to a temporary file, so that it can be
  * read twice), then cli_input_record() for every record read, then
  * cli_input_close() with the last stream_reader_next() status.
- * @return : the open input (in->r is opened on it), or NULL after a
- *	message.  cli_input_close() returns CLI_OK or CLI_DATA_ERROR.
+ *
+ * A file named as an input that is a trace (.etl) or a rustc profile
+ * (.mm_profdata) rather than a stream is decoded on a thread of its own
+ * as `etlcat -q` would, and in->r reads that stream (in->fp is NULL);
+ * cli_input_close() then also says how the decoding went.  Such an
+ * input cannot be read twice: with `seekable` it is refused.
+ * @return : 0 (in->r is opened on the input), or -1 after a message.
+ *	cli_input_close() returns CLI_OK or CLI_DATA_ERROR.
  */
-FILE *cli_input_open(struct cli_inputs *in, const char *path, int seekable);
+int cli_input_open(struct cli_inputs *in, const char *path, int seekable);
 void cli_input_record(struct cli_inputs *in, const struct stream_record *rec);
 int cli_input_close(struct cli_inputs *in, int st);
 
@@ -152,6 +161,39 @@ int cli_stream_status(const struct stream_reader *r, int st, const char *name);
  * (nothing if nothing was lost).
  */
 void cli_loss_summary(const char *name, const struct loss *l);
+
+/*
+ * Decoding an input into the stream (cli_decode.c): etlcat's job.
+ */
+struct cli_decode_opts {
+	const char *producer;	/* for the HEADER: "etlcat 0.1" */
+	int quiet;		/* no summary of what was skipped or lost */
+	int verbose;		/* a summary of every input */
+	struct progress *progress;
+};
+
+/*
+ * Decodes the input at `path` ("-": standard input, copied first) into
+ * `w`: a .etl trace, a rustc .mm_profdata profile, or an event stream,
+ * passed through.  Problems go to stderr, naming the file and offset;
+ * `read` is set when the input was of a kind known.
+ * @return : CLI_OK, CLI_DATA_ERROR if the input had problems (decoded as
+ *	far as it goes), or -1 if writing failed (errno set).
+ */
+int cli_decode(struct stream_writer *w, const char *path,
+    const struct cli_decode_opts *o, int *read);
+
+/* Whether bytes that start an input are a trace cli_decode() reads. */
+int cli_decodable(const unsigned char *p, size_t len);
+
+/*
+ * cli_decode() of `path` on a thread of its own, into a link that `r` is
+ * opened on (stream_link.c), and its end: waits for the thread (a reader
+ * that stopped early stops it), and returns CLI_OK or CLI_DATA_ERROR.
+ */
+struct cli_direct *cli_direct_start(const char *path, struct stream_reader *r,
+    const char *name, struct progress *progress);
+int cli_direct_finish(struct cli_direct *d);
 
 /*
  * Parses a whole decimal number in [min, max] for option `opt`; exits

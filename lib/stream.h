@@ -33,6 +33,8 @@
 
 #include "value.h"
 
+struct buf;
+
 #define STREAM_MAGIC		"ETLSTRM"	/* 7 bytes + NUL in HEADER */
 #define STREAM_VERSION_MAJOR	1
 #define STREAM_VERSION_MINOR	1	/* 1.1: EV_HEAPSNAP, symbols */
@@ -337,6 +339,48 @@ enum stream_status {
 	STREAM_ERROR = -1	/* stream_reader_error() says what and where */
 };
 
+/* ---- A stream between two threads (stream_link.c) ---- */
+
+/*
+ * A bounded queue of uncompressed frames from a writer on one thread to
+ * a reader on another: a tool that decodes a trace itself reads the
+ * stream that etlcat would write, without compressing it.
+ */
+struct stream_link;
+
+/* @return : NULL if out of memory. */
+struct stream_link *stream_link_new(void);
+
+/* Frees the link; the thread started on it must have been joined. */
+void stream_link_free(struct stream_link *l);
+
+/*
+ * Starts the writing side, fn(arg), on a thread of its own.
+ * @return : 0, or -1 if no thread could be made.
+ */
+int stream_link_thread(struct stream_link *l, void (*fn)(void *), void *arg);
+
+/* Waits for that thread to return. */
+void stream_link_join(struct stream_link *l);
+
+/*
+ * Writer: hands the full `frame` over, and gives back an empty buffer
+ * in its place.  @return : 0, or -1 once the reader has stopped.
+ */
+int stream_link_put(struct stream_link *l, struct buf *frame);
+
+/* Writer: there are no more frames. */
+void stream_link_close(struct stream_link *l);
+
+/*
+ * Reader: the next frame, valid until the next call; the one before is
+ * given back.  @return : NULL at the end (len 0).
+ */
+const unsigned char *stream_link_get(struct stream_link *l, size_t *len);
+
+/* Reader: takes nothing more; the writer's next put fails. */
+void stream_link_stop(struct stream_link *l);
+
 /* ---- Writer ---- */
 
 struct stream_writer;
@@ -346,6 +390,13 @@ struct stream_writer;
  * levels are faster).  @return : NULL if out of memory.
  */
 struct stream_writer *stream_writer_new(FILE *fp, int level);
+
+/*
+ * Creates a writer whose frames go, uncompressed, to the reader at the
+ * other end of `l`; closing it closes the link.  A write fails (EPIPE)
+ * once that reader has stopped.  @return : NULL if out of memory.
+ */
+struct stream_writer *stream_writer_new_link(struct stream_link *l);
 
 /*
  * From now on, compresses and writes frames on a thread of their own
@@ -433,6 +484,14 @@ void stream_reader_fields_of(struct stream_reader *r, uint32_t kinds);
 
 /* Reads from fp (not closed by the reader); `name` is used in messages. */
 void stream_reader_open_file(struct stream_reader *r, FILE *fp,
+    const char *name);
+
+/*
+ * Reads the frames a writer on another thread sends through `l`
+ * (stream_writer_new_link()); stream_link_stop() before freeing the link
+ * if the reader stops before the end.
+ */
+void stream_reader_open_link(struct stream_reader *r, struct stream_link *l,
     const char *name);
 
 /* Reads from memory that must outlive the reader's use of it. */

@@ -70,6 +70,9 @@ struct stream_reader {
 
 	unsigned char *frame;	/* decompressed frame */
 	size_t frame_len, pos;
+	const unsigned char *cur;	/* the frame's bytes: frame or linked */
+	/* Or frames from a writer on another thread, read where they are. */
+	struct stream_link *link;
 
 	struct arena_chunk *arena;
 	struct deftab strings, classes, processes, threads, images, stacks;
@@ -388,6 +391,7 @@ void
 stream_reader_open_file(struct stream_reader *r, FILE *fp, const char *name)
 {
 	r->fp = fp;
+	r->link = NULL;
 	r->name = name;
 	r->in.src = r->inbuf;
 	r->in.size = r->in.pos = 0;
@@ -419,6 +423,14 @@ stream_reader_open_mem(struct stream_reader *r, const void *data, size_t len,
 	stream_reader_open_file(r, NULL, name);
 	r->in.src = data;
 	r->in.size = len;
+}
+
+void
+stream_reader_open_link(struct stream_reader *r, struct stream_link *l,
+    const char *name)
+{
+	stream_reader_open_file(r, NULL, name);
+	r->link = l;
 }
 
 static int
@@ -504,9 +516,25 @@ whole_frame(struct stream_reader *r)
 		return -1;
 	}
 	r->in.pos += len;
+	r->cur = r->frame;
 	r->frame_len = n;
 	r->pos = 0;
 	return 0;
+}
+
+/*
+ * The next frame of a link, read in place.  Offsets count the bytes of
+ * the uncompressed stream.
+ */
+static enum stream_status
+next_linked(struct stream_reader *r)
+{
+	r->in_offset += r->frame_len;
+	r->frame_offset = r->in_offset;
+	if ((r->cur = stream_link_get(r->link, &r->frame_len)) == NULL)
+		return STREAM_EOF;
+	r->pos = 0;
+	return STREAM_OK;
 }
 
 /*
@@ -520,6 +548,8 @@ next_frame(struct stream_reader *r)
 	const char *why;
 	size_t ret;
 
+	if (r->link != NULL)
+		return next_linked(r);
 	if (r->in.pos == r->in.size && fill_input(r) == 0)
 		return read_failed(r) ? reader_fail(r, r->in_offset,
 		    "read error: %s", strerror(errno)) : STREAM_EOF;
@@ -545,6 +575,7 @@ next_frame(struct stream_reader *r)
 			    "read error: %s", strerror(errno)) :
 			    reader_fail(r, r->frame_offset, "truncated frame");
 	}
+	r->cur = r->frame;
 	r->frame_len = out.pos;
 	r->pos = 0;
 	return STREAM_OK;
@@ -1075,13 +1106,13 @@ stream_reader_next(struct stream_reader *r, struct stream_record *rec)
 	at = r->frame_offset;
 	if (r->frame_len - r->pos < 4)
 		return reader_fail(r, at, "record header cut by frame end");
-	word = le32(r->frame + r->pos);
+	word = le32(r->cur + r->pos);
 	len = word >> 8;
 	if (len > r->frame_len - r->pos - 4)
 		return reader_fail(r, at, "record runs past frame end");
 	memset(rec, 0, sizeof(*rec));
 	rec->type = word & 0xff;
-	rec->body = r->frame + r->pos + 4;
+	rec->body = r->cur + r->pos + 4;
 	rec->body_len = len;
 	r->pos += 4 + (size_t)len;
 	if (rec->type != REC_HEADER && !r->in_section)

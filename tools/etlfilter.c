@@ -169,14 +169,14 @@ filter_input(struct run *run, const char *path)
 {
 	struct holdback_stats hs;
 	enum stream_status st;
-	FILE *fp;
 
 	filter_reset(run->f);
-	fp = cli_input_open(&run->in, path,
-	    run->two_pass && filter_needs_scan(run->f));
-	if (fp == NULL)
+	if (cli_input_open(&run->in, path,
+	    run->two_pass && filter_needs_scan(run->f)) != 0)
 		return CLI_DATA_ERROR;
-	st = run->two_pass ? filter_two_pass(run, fp) : filter_one_pass(run);
+	/* A scan is read from fp, which is then a file (seekable). */
+	st = run->two_pass ? filter_two_pass(run, run->in.fp) :
+	    filter_one_pass(run);
 	out_error(run, filter_out_finish(run->o));
 	filter_out_stats(run->o, &hs);
 	if (run->verbose)

@@ -78,7 +78,7 @@ if command -v etlsynth >/dev/null; then
 	# The other tools' writers: etlfilter, etlagg, etlsym.
 	etlcat -q "$tmp/plain.etl" >"$tmp/plain.st"
 	for cmd in "etlfilter -p rustc" "etlagg cpu --by stack" \
-	    "etlsym --symbol-path $tmp"; do
+	    "etlsym -y $tmp"; do
 		ETL_THREADS=1 $cmd "$tmp/plain.st" >"$tmp/a" 2>/dev/null
 		$cmd "$tmp/plain.st" >"$tmp/b" 2>/dev/null
 		check_eq "threads ${cmd%% *}" "$(cksum <"$tmp/a")" \

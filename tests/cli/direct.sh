@@ -1,0 +1,163 @@
+#!/bin/sh
+# A trace or rustc profile named as the input of etlfilter, etlsym,
+# etlagg or etlreport is decoded in the tool, and the tool's output, exit
+# status and messages are those of `etlcat -q FILE | tool`: on the
+# sample, the test profile, etlsynth traces with plain and compressed
+# buffers, cut and damaged ones, the crafted inputs and every corpus
+# trace and profile.  A tool that stops reading early stops the decoder;
+# a trace cannot be read twice; standard input must still be a stream.
+
+. "$(dirname "$0")/../testlib.sh"
+
+top=${ETL_TOP:-.}
+
+# Messages of the pipe, as the tool alone would print them: etlcat's
+# lines under the tool's name, and the file's name for "(stdin)".
+as_direct() {
+	sed -e "s|^etlcat: |$1: |" -e "s|^$1: (stdin): |$1: $2: |" | sort
+}
+
+# like NAME FILE TOOL ARGS...: the tool on FILE against etlcat piped in.
+like() {
+	name=$1
+	file=$2
+	tool=$3
+	shift 2
+	etlcat -q "$file" 2>"$tmp/pipe.err" | "$@" >"$tmp/pipe.out" \
+	    2>>"$tmp/pipe.err"
+	pst=$?
+	"$@" "$file" >"$tmp/direct.out" 2>"$tmp/direct.raw"
+	dst=$?
+	sort "$tmp/direct.raw" >"$tmp/direct.msg"
+	# etlcat's status counts too: the pipe fails if either does.  When
+	# etlcat has said why, the tool does not add that it read nothing.
+	if etlcat -q "$file" >/dev/null 2>&1; then
+		as_direct "$tool" "$file" <"$tmp/pipe.err" >"$tmp/pipe.msg"
+	else
+		[ "$pst" = 0 ] && pst=1
+		grep -v ': empty input, not an event stream$' "$tmp/pipe.err" |
+		    as_direct "$tool" "$file" >"$tmp/pipe.msg"
+	fi
+	if [ "$pst" != "$dst" ]; then
+		fail "$name" "exit $dst, through etlcat $pst"
+	elif ! cmp -s "$tmp/pipe.out" "$tmp/direct.out"; then
+		fail "$name" "the outputs differ"
+	elif ! cmp -s "$tmp/pipe.msg" "$tmp/direct.msg"; then
+		fail "$name" "the messages differ: $(diff "$tmp/pipe.msg" \
+		    "$tmp/direct.msg" | head -4 | tr '\n' ' ')"
+	else
+		pass "$name"
+	fi
+}
+
+# every NAME FILE: each tool on a trace.
+every() {
+	like "direct etlfilter $1" "$2" etlfilter -p rustc
+	like "direct etlagg stats $1" "$2" etlagg stats
+	like "direct etlagg cpu $1" "$2" etlagg cpu --by stack
+	like "direct etlreport $1" "$2" etlreport -f jsonl
+	like "direct etlsym $1" "$2" etlsym -y "$tmp/nosyms"
+}
+
+# profile NAME FILE: the views of a rustc profile.
+profile() {
+	like "direct etlagg queries $1" "$2" etlagg queries
+	like "direct etlreport chrome $1" "$2" etlreport -f chrome
+	like "direct etlagg querystacks $1" "$2" etlagg querystacks
+}
+
+mkdir -p "$tmp/nosyms"
+every sample "$top/testdata/sample.etl"
+profile tiny "$top/testdata/selfprofile/tiny-0030637.mm_profdata"
+
+if command -v etlsynth >/dev/null; then
+	etlsynth --scenario rustc-build --events 200000 --seed 3 \
+	    -o "$tmp/plain.etl" >/dev/null
+	etlsynth --scenario rustc-build --events 200000 --seed 4 --compress \
+	    -o "$tmp/comp.etl" >/dev/null
+	every "synth plain" "$tmp/plain.etl"
+	every "synth compressed" "$tmp/comp.etl"
+	size=$(wc -c <"$tmp/comp.etl")
+	head -c $((size * 2 / 3 + 1000)) "$tmp/comp.etl" >"$tmp/cut.etl"
+	every "synth truncated" "$tmp/cut.etl"
+	cp "$tmp/plain.etl" "$tmp/damaged.etl"
+	printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.etl" \
+	    bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	every "synth damaged" "$tmp/damaged.etl"
+
+	# A reader that goes away ends the decoder too, quietly.
+	start=$(date +%s)
+	timeout 60 etlreport -f jsonl "$tmp/plain.etl" 2>"$tmp/err" |
+	    head -1 >/dev/null
+	took=$(($(date +%s) - start))
+	if [ "$took" -ge 60 ]; then
+		fail "direct reader gone" "still running after 60 s"
+	elif [ -s "$tmp/err" ]; then
+		fail "direct reader gone" "said: $(head -1 "$tmp/err")"
+	else
+		pass "direct reader gone"
+	fi
+	# Nor does a stopped decoder hang the tool: its output refused.
+	etlagg cpu --by stack "$tmp/comp.etl" >/dev/full 2>"$tmp/err"
+	st=$?
+	if [ $st = 1 ] && grep -q 'write error' "$tmp/err"; then
+		pass "direct output refused"
+	else
+		fail "direct output refused" "exit $st: $(head -1 "$tmp/err")"
+	fi
+else
+	skip "direct synth" "no etlsynth (make builds it into build/)"
+fi
+
+# Two passes need a file to read twice: a trace is refused, by name.
+ETLFILTER_TWO_PASS=1 etlfilter -p rustc --children \
+    "$top/testdata/sample.etl" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st = 1 ] && grep -q 'sample.etl: a trace, not an event stream' \
+    "$tmp/err"; then
+	pass "direct two passes refused"
+else
+	fail "direct two passes refused" "exit $st: $(head -1 "$tmp/err")"
+fi
+
+# Standard input is a stream: a trace there is named as not one.
+etlagg stats <"$top/testdata/sample.etl" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st = 1 ] && grep -q 'not an event stream' "$tmp/err"; then
+	pass "direct not from stdin"
+else
+	fail "direct not from stdin" "exit $st: $(head -1 "$tmp/err")"
+fi
+
+# Neither a trace nor a stream: the reader's message, as before.
+printf 'plain text, not a trace\n' >"$tmp/text.txt"
+etlreport "$tmp/text.txt" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st = 1 ] && grep -q 'text.txt: not an event stream' "$tmp/err"; then
+	pass "direct neither"
+else
+	fail "direct neither" "exit $st: $(head -1 "$tmp/err")"
+fi
+
+crafted=$top/build/fuzz/crafted
+if [ -d "$crafted" ]; then
+	for f in "$crafted"/*.etl; do
+		like "direct crafted $(basename "$f")" "$f" etlagg stats
+	done
+else
+	skip "direct crafted" "no $crafted (make check makes it)"
+fi
+
+if [ -d "$ETL_CORPUS/etl" ]; then
+	for f in "$ETL_CORPUS"/etl/*.etl; do
+		like "direct corpus $(basename "$f")" "$f" etlagg cpu \
+		    --by stack
+		like "direct corpus filter $(basename "$f")" "$f" etlfilter \
+		    -p rustc
+	done
+	for f in "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
+		profile "corpus $(basename "$(dirname "$f")")" "$f"
+	done
+else
+	skip "direct corpus" "no corpus at $ETL_CORPUS (set ETL_CORPUS)"
+fi
