@@ -80,7 +80,9 @@ usage(FILE *fp, int status)
 		    "  --verbose         say how much was held back\n"
 		    "  --help            this text\n"
 		    "  --version         the version\n"
-		    "With no file, or when file is -, read standard input.\n");
+		    "With no file, or when file is -, read standard input.\n"
+		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
+		    "file is decoded first, as etlcat -q decodes it.\n");
 	exit(status);
 }
 

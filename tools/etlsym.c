@@ -57,7 +57,9 @@ usage(FILE *fp, int status)
 		    "none)\n"
 		    "  --help            this text\n"
 		    "  --version         the version\n"
-		    "With no file, or when file is -, read standard input.\n");
+		    "With no file, or when file is -, read standard input.\n"
+		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
+		    "file is decoded first, as etlcat -q decodes it.\n");
 	exit(status);
 }
 
