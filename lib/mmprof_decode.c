@@ -278,6 +278,7 @@ mmprof_decoder_event(struct mmprof_decoder *d, const struct mmprof_event *ev)
 	size_t i;
 
 	memset(&out, 0, sizeof(out));
+	out.static_names = 1;	/* "end", "value", arg_names[] */
 	out.h.kind = EV_QUERY;
 	out.h.pid = d->pid;
 	out.h.tid = ev->thread_id;

@@ -350,6 +350,27 @@ word_has_control(uint64_t w)
 	return ((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs) != 0;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+/*
+ * The same test on 16 bytes at once, in the compiler's vector types
+ * (SSE2 on x86-64, NEON on ARM): text_ok() checks every byte of every
+ * new key, 6% of the decoder's time in words of 8.
+ */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+static int
+block_has_control(const char *p)
+{
+	bytes16 v, bad;
+	uint64_t half[2];
+
+	memcpy(&v, p, 16);
+	bad = (v < 0x20) | (v == 0x7f);
+	memcpy(half, &bad, 16);
+	return (half[0] | half[1]) != 0;
+}
+#endif
+
 /* A label or argument: not empty, no ASCII control byte (measureme's). */
 static int
 text_ok(const char *p, size_t n)
@@ -359,6 +380,11 @@ text_ok(const char *p, size_t n)
 
 	if (n == 0)
 		return 0;
+#if defined(__GNUC__) || defined(__clang__)
+	for (; i + 16 <= n; i += 16)
+		if (block_has_control(p + i))
+			return 0;
+#endif
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, p + i, 8);
 		if (word_has_control(w))
