@@ -26,10 +26,12 @@
 #define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
 #define ASYNC_FRAMES	4	/* frames between the encoder and the writer */
+#define LINK_FRAME_MAX	(128u << 10)	/* a frame through a stream link */
 
 struct stream_writer {
 	FILE *fp;
 	struct stream_link *link;	/* or frames go to a reader here */
+	size_t frame_max;	/* bytes a frame, but a longer record alone */
 	ZSTD_CCtx *cctx;
 	struct buf frame;	/* records not yet compressed */
 	struct buf rec;		/* the record being encoded */
@@ -64,6 +66,7 @@ stream_writer_new(FILE *fp, int level)
 	if (w == NULL)
 		return NULL;
 	w->fp = fp;
+	w->frame_max = STREAM_FRAME_MAX;
 	if ((w->cctx = ZSTD_createCCtx()) == NULL) {
 		free(w);
 		return NULL;
@@ -78,8 +81,15 @@ stream_writer_new_link(struct stream_link *l)
 {
 	struct stream_writer *w = calloc(1, sizeof(*w));
 
-	if (w != NULL)
-		w->link = l;
+	if (w == NULL)
+		return NULL;
+	w->link = l;
+	/*
+	 * Smaller frames than in a file: the reader starts sooner, a small
+	 * input touches less fresh memory, and the frames in flight stay in
+	 * the cache the reader reads them from.
+	 */
+	w->frame_max = LINK_FRAME_MAX;
 	return w;
 }
 
@@ -245,7 +255,7 @@ append_record(struct stream_writer *w, const unsigned char *rec, size_t len)
 		return fail(w, w->saved_errno);
 	if (len > STREAM_FRAME_MAX)
 		return fail(w, EMSGSIZE);
-	if (w->frame.len + len > STREAM_FRAME_MAX && flush_frame(w) != 0)
+	if (w->frame.len + len > w->frame_max && flush_frame(w) != 0)
 		return -1;
 	buf_put(&w->frame, rec, len);
 	if (w->frame.oom)
