@@ -48,7 +48,7 @@ buf_put_str(struct buf *b, const char *s)
 }
 
 void *
-array_room(void *arrayp, size_t *cap, size_t i, size_t size)
+array_room_grow(void *arrayp, size_t *cap, size_t i, size_t size)
 {
 	void **array = arrayp;
 	size_t n = *cap ? *cap : 256;
@@ -66,10 +66,10 @@ array_room(void *arrayp, size_t *cap, size_t i, size_t size)
 }
 
 void *
-array_slot(void *arrayp, size_t *cap, size_t i, size_t size)
+array_slot_grow(void *arrayp, size_t *cap, size_t i, size_t size)
 {
 	size_t old = *cap;
-	char *slot = array_room(arrayp, cap, i, size);
+	char *slot = array_room_grow(arrayp, cap, i, size);
 
 	if (slot != NULL && *cap > old)
 		memset(*(char **)arrayp + old * size, 0, (*cap - old) * size);

@@ -133,10 +133,25 @@ void buf_put_str(struct buf *b, const char *s);	/* NULL is "" */
  * pointer and *cap its length in elements.
  * @return : the element, or NULL if out of memory.
  */
-void *array_slot(void *arrayp, size_t *cap, size_t i, size_t size);
+void *array_slot_grow(void *arrayp, size_t *cap, size_t i, size_t size);
 
 /* The same without clearing the new room: for arrays written whole. */
-void *array_room(void *arrayp, size_t *cap, size_t i, size_t size);
+void *array_room_grow(void *arrayp, size_t *cap, size_t i, size_t size);
+
+/* Inline, since decoders look up an element or two an event. */
+static inline void *
+array_slot(void *arrayp, size_t *cap, size_t i, size_t size)
+{
+	return i < *cap ? *(char **)arrayp + i * size :
+	    array_slot_grow(arrayp, cap, i, size);
+}
+
+static inline void *
+array_room(void *arrayp, size_t *cap, size_t i, size_t size)
+{
+	return i < *cap ? *(char **)arrayp + i * size :
+	    array_room_grow(arrayp, cap, i, size);
+}
 
 struct cursor {
 	const unsigned char *p, *end;

@@ -574,6 +574,22 @@ fill_times(struct mmprof_reader *r, const unsigned char *rec,
 	}
 }
 
+/* The kind of `ev` if it is in the kind cache: its text and index. */
+static int
+kind_cached(const struct mmprof_reader *r, struct mmprof_event *ev)
+{
+	uint32_t index = r->kind_cache[ev->kind_id % KIND_CACHE].index;
+
+	if (index == 0 || r->kind_cache[ev->kind_id % KIND_CACHE].id !=
+	    ev->kind_id)
+		return 0;
+	ev->kind.ptr = (const char *)r->kind_text.data +
+	    r->kinds[index - 1].off;
+	ev->kind.len = r->kinds[index - 1].len;
+	ev->kind_index = index;
+	return 1;
+}
+
 enum mmprof_status
 mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 {
@@ -615,15 +631,13 @@ mmprof_reader_next(struct mmprof_reader *r, struct mmprof_event *ev)
 	ev->kind_id = load_id(r, rec);
 	ev->event_id = load_id(r, rec + r->id_size);
 	mmprof_prefetch(r);
-	if (ev->kind_id == r->last_kind_id && r->last_kind_index != 0) {
-		ev->kind = r->last_kind;
-		ev->kind_index = r->last_kind_index;
-	} else if (mmprof_kind_text(r, ev->kind_id, &ev->kind, &ev->kind_index) != 0)
+	if (kind_cached(r, ev))
+		;
+	else if (mmprof_kind_text(r, ev->kind_id, &ev->kind, &ev->kind_index) != 0)
 		goto oom;
-	else {
-		r->last_kind_id = ev->kind_id;
-		r->last_kind = ev->kind;
-		r->last_kind_index = ev->kind_index;
+	else if (ev->kind_index != 0) {
+		r->kind_cache[ev->kind_id % KIND_CACHE].id = ev->kind_id;
+		r->kind_cache[ev->kind_id % KIND_CACHE].index = ev->kind_index;
 	}
 	if (mmprof_event_id_text(r, ev) != 0)
 		goto oom;

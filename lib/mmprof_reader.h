@@ -46,6 +46,7 @@
 #define TEXT_FIXED	(16u << 20)
 #define TEXT_RATIO	64u
 #define KINDS_MAX	1024	/* kind strings remembered; rustc has ~10 */
+#define KIND_CACHE	16	/* of them, found without a hash lookup */
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
 #define MEMO_TEXT_MAX	1024	/* the longest reference expansion kept */
 #define REF_SLOTS	1024	/* referenced strings remembered */
@@ -161,9 +162,14 @@ struct mmprof_reader {
 	struct idcache ids;
 	struct intern labels;	/* label text -> label index */
 	size_t labels_limit;	/* bytes of label text kept, at most */
-	uint64_t last_kind_id;	/* the kind of the last event, */
-	struct mmprof_text last_kind;	/* which most events repeat */
-	uint32_t last_kind_index;
+	/*
+	 * The kinds of events met, by the low bits of their string ids:
+	 * rustc has some ten, and a hash lookup an event cost 3%.
+	 */
+	struct {
+		uint64_t id;
+		uint32_t index;		/* in kinds[] + 1; 0 for none */
+	} kind_cache[KIND_CACHE];
 	struct memo *refmemo;	/* REF_SLOTS: expansions of references */
 	uint64_t limit_hits;	/* resolutions cut by depth or references */
 	struct buf meta_text;	/* the metadata's cmd and counter */
