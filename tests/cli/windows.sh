@@ -90,6 +90,12 @@ same windows-files-csv "$tmp/files.w.csv" "$tmp/l.csv"
 w etlcat -q "$sample" | w etlfilter --rustc | w etlagg cpu --by stack |
     w etlreport -f folded >"$tmp/pipe.w.folded"
 same windows-pipe-folded "$tmp/pipe.w.folded" "$tmp/l.folded"
+# The trace given to the tools directly: decoded on a Win32 thread.
+w etlfilter --rustc "$sample" | w etlagg cpu --by stack |
+    w etlreport -f folded >"$tmp/direct.w.folded"
+same windows-direct-folded "$tmp/direct.w.folded" "$tmp/l.folded"
+w etlagg cpu --by process "$sample" | w etlreport -f csv >"$tmp/direct.w.csv"
+same windows-direct-csv "$tmp/direct.w.csv" "$tmp/l.csv"
 
 # cmd.exe's pipe: Windows pipes end to end.  And NUL is not a terminal,
 # so the stream may be written to it.
@@ -196,6 +202,10 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 		etlagg -o "$tmp/q.l.zst" queries "$tmp/c.l.zst"
 		csv_dirs "$tmp/q.w.zst" "$tmp/q.l.zst"
 		same_dirs "windows-corpus-queries-$name"
+		w etlreport -f chrome -o "$tmp/q.w.json" "$f"
+		etlcat -q "$f" | etlreport -f chrome -o "$tmp/q.l.json"
+		same "windows-corpus-direct-chrome-$name" "$tmp/q.w.json" \
+		    "$tmp/q.l.json"
 		;;
 	*perfview__net*)
 		w etlagg cpu --by stack "$tmp/c.w.zst" |
