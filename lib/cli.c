@@ -252,15 +252,20 @@ cli_inputs_init(struct cli_inputs *in, struct stream_reader *r)
 }
 
 /*
- * Whether `fp`, a file named as an input, holds a trace to decode rather
- * than a stream; it is left at its start.
+ * Whether `fp`, a regular file named as an input, holds a trace to decode
+ * rather than a stream; it is left at its start.  A pipe or a terminal
+ * (/dev/stdin, <(etlcat x.etl)) is not looked at, since what is read
+ * from it could not be read again.
  */
 static int
-is_trace(FILE *fp)
+is_trace(FILE *fp, const struct file_id *id)
 {
 	unsigned char head[256];
-	size_t n = fread(head, 1, sizeof(head), fp);
+	size_t n;
 
+	if (!id->regular)
+		return 0;
+	n = fread(head, 1, sizeof(head), fp);
 	rewind(fp);
 	return cli_decodable(head, n);
 }
@@ -301,10 +306,11 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 	in->records = 0;
 	in->size = 0;
 	memset(&in->this_loss, 0, sizeof(in->this_loss));
-	if (!is_stdin && is_trace(fp))
+	if (platform_file_id(NULL, fp, &id) != 0)
+		id.regular = 0;
+	if (!is_stdin && is_trace(fp, &id))
 		return open_direct(in, path, fp, seekable);
-	if (platform_file_id(NULL, fp, &id) == 0 && id.regular &&
-	    fseek(fp, 0, SEEK_END) == 0) {
+	if (id.regular && fseek(fp, 0, SEEK_END) == 0) {
 		long end = ftell(fp);
 
 		in->size = end > 0 ? (uint64_t)end : 0;

@@ -129,6 +129,23 @@ else
 	fail "direct not from stdin" "exit $st: $(head -1 "$tmp/err")"
 fi
 
+# A stream from a named pipe is read as it comes: nothing is peeked at.
+etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
+etlagg stats "$tmp/sample.st" >"$tmp/want" 2>/dev/null
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+	cat "$tmp/sample.st" >"$tmp/fifo" &
+	etlagg stats "$tmp/fifo" >"$tmp/got" 2>"$tmp/err"
+	st=$?
+	wait
+	if [ $st = 0 ] && cmp -s "$tmp/want" "$tmp/got"; then
+		pass "direct fifo stream"
+	else
+		fail "direct fifo stream" "exit $st: $(head -1 "$tmp/err")"
+	fi
+else
+	skip "direct fifo stream" "no mkfifo"
+fi
+
 # Neither a trace nor a stream: the reader's message, as before.
 printf 'plain text, not a trace\n' >"$tmp/text.txt"
 etlreport "$tmp/text.txt" >/dev/null 2>"$tmp/err"
