@@ -270,10 +270,15 @@ is_trace(FILE *fp, const struct file_id *id)
 	return cli_decodable(head, n);
 }
 
-/* Reads the trace in `path` by decoding it on a thread; 0 or -1. */
+/*
+ * Reads the trace in `path` by decoding it on a thread; 0 or -1.  The
+ * progress line stays this thread's: it shows how far the decoder is.
+ */
 static int
 open_direct(struct cli_inputs *in, const char *path, FILE *fp, int seekable)
 {
+	long end = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : 0;
+
 	fclose(fp);
 	if (seekable) {
 		cli_warn("%s: a trace, not an event stream: this reads its "
@@ -281,7 +286,9 @@ open_direct(struct cli_inputs *in, const char *path, FILE *fp, int seekable)
 		return -1;
 	}
 	in->fp = NULL;
-	in->direct = cli_direct_start(path, in->r, in->name, in->progress);
+	in->size = end > 0 ? (uint64_t)end : 0;
+	progress_start(in->progress, in->name, in->size);
+	in->direct = cli_direct_start(path, in->r, in->name);
 	return 0;
 }
 
@@ -325,9 +332,9 @@ void
 cli_input_record(struct cli_inputs *in, const struct stream_record *rec)
 {
 	/* ftell() may cost a system call: look now and then. */
-	if (++in->records % 1024 == 0 && in->progress->fp != NULL &&
-	    in->fp != NULL) {
-		long pos = ftell(in->fp);
+	if (++in->records % 1024 == 0 && in->progress->fp != NULL) {
+		long pos = in->fp != NULL ? ftell(in->fp) : (long)
+		    cli_direct_done(in->direct);
 
 		if (pos > 0)
 			progress_update(in->progress, (uint64_t)pos);

@@ -170,6 +170,8 @@ struct cli_decode_opts {
 	int quiet;		/* no summary of what was skipped or lost */
 	int verbose;		/* a summary of every input */
 	struct progress *progress;
+	/* Or, on a thread of its own, the bytes done go here instead. */
+	_Atomic uint64_t *done;
 };
 
 /*
@@ -192,8 +194,14 @@ int cli_decodable(const unsigned char *p, size_t len);
  * that stopped early stops it), and returns CLI_OK or CLI_DATA_ERROR.
  */
 struct cli_direct *cli_direct_start(const char *path, struct stream_reader *r,
-    const char *name, struct progress *progress);
+    const char *name);
 int cli_direct_finish(struct cli_direct *d);
+
+/*
+ * How much of the input the decoder has read, for the progress line,
+ * which only the reading thread draws.
+ */
+uint64_t cli_direct_done(struct cli_direct *d);
 
 /*
  * Parses a whole decimal number in [min, max] for option `opt`; exits

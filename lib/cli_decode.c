@@ -14,6 +14,7 @@
  * a pipe and zstd between them.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,16 @@ buffers_done(const struct etl_reader *r, uint64_t len)
 	    (double)total) : 0;
 }
 
+/* Says how far the decoder is: on the progress line, or to the reader. */
+static void
+tell_done(const struct cli_decode_opts *o, uint64_t bytes)
+{
+	if (o->done != NULL)
+		atomic_store_explicit(o->done, bytes, memory_order_relaxed);
+	else
+		progress_update(o->progress, bytes);
+}
+
 /* Decodes one .etl file.  @return : as cli_decode(). */
 static int
 decode_etl(struct stream_writer *w, const char *name,
@@ -131,7 +142,7 @@ decode_etl(struct stream_writer *w, const char *name,
 	progress_start(o->progress, name, m->len);
 	while (rc == 0 && (st = etl_reader_next(r, &ev)) != ETL_EOF) {
 		if (++n % 4096 == 0)
-			progress_update(o->progress, buffers_done(r, m->len));
+			tell_done(o, buffers_done(r, m->len));
 		if (st == ETL_WARN) {
 			if (++warnings <= MAX_WARNINGS)
 				cli_warn("%s: %s", name, etl_reader_error(r));
@@ -246,6 +257,8 @@ struct cli_direct {
 	struct cli_decode_opts o;
 	const char *path, *name;
 	int status;		/* the decoder's, once joined */
+	struct progress silent;	/* the decoder's, which draws nothing */
+	_Atomic uint64_t done;	/* bytes of the input decoded */
 };
 
 static void
@@ -269,8 +282,7 @@ direct_run(void *arg)
 }
 
 struct cli_direct *
-cli_direct_start(const char *path, struct stream_reader *r,
-    const char *name, struct progress *progress)
+cli_direct_start(const char *path, struct stream_reader *r, const char *name)
 {
 	struct cli_direct *d = calloc(1, sizeof(*d));
 
@@ -282,12 +294,20 @@ cli_direct_start(const char *path, struct stream_reader *r,
 	d->o.producer = "etlcat 0.1";
 	/* What the input lost, the reading tool says from its records. */
 	d->o.quiet = 1;
-	d->o.progress = progress;
+	d->o.progress = &d->silent;
+	d->o.done = &d->done;
+	atomic_init(&d->done, 0);
 	stream_reader_open_link(r, d->link, name);
 	if (stream_link_thread(d->link, direct_run, d) != 0)
 		cli_fatal(CLI_DATA_ERROR, "%s: no thread to decode it on",
 		    name);
 	return d;
+}
+
+uint64_t
+cli_direct_done(struct cli_direct *d)
+{
+	return atomic_load_explicit(&d->done, memory_order_relaxed);
 }
 
 int
