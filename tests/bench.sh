@@ -200,10 +200,14 @@ timing_of() {
 	run "etlcat | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
 	    "etlcat -q '$trace' | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
 	    cpu
+	run "etlfilter TRACE | etlagg $agg_args | etlreport $report_args" \
+	    "etlfilter $filter_args '$trace' | etlagg $agg_args | etlreport $report_args" \
+	    cpu3
 	awk -v e="$ev" -v a="$secs_etlcat" 'BEGIN {
 		printf "etlcat: %.2f M events/s\n", e / a / 1e6 }'
 	ratio etlcat "$secs_etlcat" "$2"
 	ratio "4-stage pipeline" "$secs_cpu" "$3"
+	ratio "the same, trace direct" "$secs_cpu3" -
 	echo
 }
 
