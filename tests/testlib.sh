@@ -31,3 +31,19 @@ csv_first() {
 		print substr($0, 1, i - 1)
 	}'
 }
+
+# agree NAME HOW1 HOW2: the verdict on two runs that must agree, their
+# exit statuses in $one and $two, their output and messages in
+# $tmp/one.st, $tmp/one.err, $tmp/two.st and $tmp/two.err.
+agree() {
+	if [ "$one" != "$two" ]; then
+		fail "$1" "exit $one $2, $two $3"
+	elif ! cmp -s "$tmp/one.st" "$tmp/two.st"; then
+		fail "$1" "the outputs differ"
+	elif ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
+		fail "$1" "the messages differ: $(diff "$tmp/one.err" \
+		    "$tmp/two.err" | head -3 | tr '\n' ' ')"
+	else
+		pass "$1"
+	fi
+}

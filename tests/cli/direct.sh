@@ -17,37 +17,39 @@ as_direct() {
 	sed -e "s|^etlcat: |$1: |" -e "s|^$1: (stdin): |$1: $2: |" | sort
 }
 
+# failed_with NAME PATTERN: the last command ($st) exited 1 and said
+# PATTERN in $tmp/err.
+failed_with() {
+	if [ "$st" = 1 ] && grep -q "$2" "$tmp/err"; then
+		pass "$1"
+	else
+		fail "$1" "exit $st: $(head -1 "$tmp/err")"
+	fi
+}
+
 # like NAME FILE TOOL ARGS...: the tool on FILE against etlcat piped in.
 like() {
 	name=$1
 	file=$2
 	tool=$3
 	shift 2
-	etlcat -q "$file" 2>"$tmp/pipe.err" | "$@" >"$tmp/pipe.out" \
+	etlcat -q "$file" 2>"$tmp/pipe.err" | "$@" >"$tmp/one.st" \
 	    2>>"$tmp/pipe.err"
 	pst=$?
-	"$@" "$file" >"$tmp/direct.out" 2>"$tmp/direct.raw"
+	"$@" "$file" >"$tmp/two.st" 2>"$tmp/direct.raw"
 	dst=$?
-	sort "$tmp/direct.raw" >"$tmp/direct.msg"
+	sort "$tmp/direct.raw" >"$tmp/two.err"
 	# etlcat's status counts too: the pipe fails if either does.  When
 	# etlcat has said why, the tool does not add that it read nothing.
 	if etlcat -q "$file" >/dev/null 2>&1; then
-		as_direct "$tool" "$file" <"$tmp/pipe.err" >"$tmp/pipe.msg"
+		as_direct "$tool" "$file" <"$tmp/pipe.err" >"$tmp/one.err"
 	else
 		[ "$pst" = 0 ] && pst=1
 		grep -v ': empty input, not an event stream$' "$tmp/pipe.err" |
-		    as_direct "$tool" "$file" >"$tmp/pipe.msg"
+		    as_direct "$tool" "$file" >"$tmp/one.err"
 	fi
-	if [ "$pst" != "$dst" ]; then
-		fail "$name" "exit $dst, through etlcat $pst"
-	elif ! cmp -s "$tmp/pipe.out" "$tmp/direct.out"; then
-		fail "$name" "the outputs differ"
-	elif ! cmp -s "$tmp/pipe.msg" "$tmp/direct.msg"; then
-		fail "$name" "the messages differ: $(diff "$tmp/pipe.msg" \
-		    "$tmp/direct.msg" | head -4 | tr '\n' ' ')"
-	else
-		pass "$name"
-	fi
+	one=$pst two=$dst
+	agree "$name" "through etlcat" directly
 }
 
 # every NAME FILE: each tool on a trace.
@@ -100,11 +102,7 @@ if command -v etlsynth >/dev/null; then
 	# Nor does a stopped decoder hang the tool: its output refused.
 	etlagg cpu --by stack "$tmp/comp.etl" >/dev/full 2>"$tmp/err"
 	st=$?
-	if [ $st = 1 ] && grep -q 'write error' "$tmp/err"; then
-		pass "direct output refused"
-	else
-		fail "direct output refused" "exit $st: $(head -1 "$tmp/err")"
-	fi
+	failed_with "direct output refused" 'write error'
 else
 	skip "direct synth" "no etlsynth (make builds it into build/)"
 fi
@@ -113,21 +111,13 @@ fi
 ETLFILTER_TWO_PASS=1 etlfilter -p rustc --children \
     "$top/testdata/sample.etl" >/dev/null 2>"$tmp/err"
 st=$?
-if [ $st = 1 ] && grep -q 'sample.etl: a trace, not an event stream' \
-    "$tmp/err"; then
-	pass "direct two passes refused"
-else
-	fail "direct two passes refused" "exit $st: $(head -1 "$tmp/err")"
-fi
+failed_with "direct two passes refused" \
+    'sample.etl: a trace, not an event stream'
 
 # Standard input is a stream: a trace there is named as not one.
 etlagg stats <"$top/testdata/sample.etl" >/dev/null 2>"$tmp/err"
 st=$?
-if [ $st = 1 ] && grep -q 'not an event stream' "$tmp/err"; then
-	pass "direct not from stdin"
-else
-	fail "direct not from stdin" "exit $st: $(head -1 "$tmp/err")"
-fi
+failed_with "direct not from stdin" 'not an event stream'
 
 # A stream from a named pipe is read as it comes: nothing is peeked at.
 etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
@@ -150,11 +140,7 @@ fi
 printf 'plain text, not a trace\n' >"$tmp/text.txt"
 etlreport "$tmp/text.txt" >/dev/null 2>"$tmp/err"
 st=$?
-if [ $st = 1 ] && grep -q 'text.txt: not an event stream' "$tmp/err"; then
-	pass "direct neither"
-else
-	fail "direct neither" "exit $st: $(head -1 "$tmp/err")"
-fi
+failed_with "direct neither" 'text.txt: not an event stream'
 
 crafted=$top/build/fuzz/crafted
 if [ -d "$crafted" ]; then

@@ -12,22 +12,6 @@
 
 top=${ETL_TOP:-.}
 
-# agree NAME HOW1 HOW2: the verdict on two runs that must agree, their
-# exit statuses in $one and $two, their output and messages in
-# $tmp/one.st, $tmp/one.err, $tmp/two.st and $tmp/two.err.
-agree() {
-	if [ "$one" != "$two" ]; then
-		fail "$1" "exit $one $2, $two $3"
-	elif ! cmp -s "$tmp/one.st" "$tmp/two.st"; then
-		fail "$1" "the streams differ"
-	elif ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
-		fail "$1" "the messages differ: $(diff "$tmp/one.err" \
-		    "$tmp/two.err" | head -3 | tr '\n' ' ')"
-	else
-		pass "$1"
-	fi
-}
-
 # same NAME FILE: etlcat of FILE with ETL_THREADS=1 and without.
 same() {
 	ETL_THREADS=1 etlcat -q -f -o "$tmp/one.st" "$2" 2>"$tmp/one.err"
