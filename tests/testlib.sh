@@ -47,3 +47,15 @@ agree() {
 		pass "$1"
 	fi
 }
+
+# cut_trace FROM TO: FROM cut inside a buffer, two thirds of the way.
+cut_trace() {
+	head -c $(($(wc -c <"$1") * 2 / 3 + 1000)) "$1" >"$2"
+}
+
+# damage_trace FROM TO AT: FROM with 8 bytes of 0xff at offset AT.
+damage_trace() {
+	cp "$1" "$2"
+	printf '\377\377\377\377\377\377\377\377' | dd of="$2" \
+	    bs=1 seek="$3" conv=notrunc 2>/dev/null
+}

@@ -80,11 +80,9 @@ if command -v etlsynth >/dev/null; then
 	every "synth plain" "$tmp/plain.etl"
 	every "synth compressed" "$tmp/comp.etl"
 	size=$(wc -c <"$tmp/comp.etl")
-	head -c $((size * 2 / 3 + 1000)) "$tmp/comp.etl" >"$tmp/cut.etl"
+	cut_trace "$tmp/comp.etl" "$tmp/cut.etl"
 	every "synth truncated" "$tmp/cut.etl"
-	cp "$tmp/plain.etl" "$tmp/damaged.etl"
-	printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.etl" \
-	    bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	damage_trace "$tmp/plain.etl" "$tmp/damaged.etl" $((size / 3))
 	every "synth damaged" "$tmp/damaged.etl"
 
 	# A reader that goes away ends the decoder too, quietly.

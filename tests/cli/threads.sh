@@ -51,12 +51,10 @@ if command -v etlsynth >/dev/null; then
 	both "synth compact cswitch" "$tmp/waits.etl"
 	# Cut mid-buffer: the messages come at the same place.
 	size=$(wc -c <"$tmp/comp.etl")
-	head -c $((size * 2 / 3 + 1000)) "$tmp/comp.etl" >"$tmp/cut.etl"
+	cut_trace "$tmp/comp.etl" "$tmp/cut.etl"
 	both "synth truncated" "$tmp/cut.etl"
 	# A damaged buffer in the middle of a plain trace.
-	cp "$tmp/plain.etl" "$tmp/damaged.etl"
-	printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.etl" \
-	    bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	damage_trace "$tmp/plain.etl" "$tmp/damaged.etl" $((size / 3))
 	both "synth damaged" "$tmp/damaged.etl"
 
 	# The other tools' writers: etlfilter, etlagg, etlsym.
