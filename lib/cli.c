@@ -370,8 +370,6 @@ cli_input_close(struct cli_inputs *in, int st)
 		status = CLI_DATA_ERROR;
 	} else
 		status = cli_stream_status(in->r, st, in->name);
-	if (decoded != CLI_OK)
-		status = CLI_DATA_ERROR;
 	if (!in->quiet)
 		cli_loss_summary(in->name, &in->this_loss);
 	loss_add(&in->loss, &in->this_loss);
@@ -383,7 +381,8 @@ cli_input_close(struct cli_inputs *in, int st)
 		fclose(in->fp);
 	in->fp = NULL;
 	in->direct = NULL;
-	return status;
+	/* A trace with problems fails as `etlcat | tool` would: etlcat's. */
+	return decoded != CLI_OK ? CLI_DATA_ERROR : status;
 }
 
 int

@@ -84,6 +84,16 @@ if command -v etlsynth >/dev/null; then
 	every "synth truncated" "$tmp/cut.etl"
 	damage_trace "$tmp/plain.etl" "$tmp/damaged.etl" $((size / 3))
 	every "synth damaged" "$tmp/damaged.etl"
+	# A cut trace fails, but its output file is kept, as through etlcat:
+	# the stream that etlcat wrote of it was whole.
+	etlcat -q "$tmp/cut.etl" 2>/dev/null |
+	    etlagg -o "$tmp/one.st" cpu --by stack 2>/dev/null
+	etlagg -o "$tmp/two.st" cpu --by stack "$tmp/cut.etl" 2>/dev/null
+	if [ -s "$tmp/two.st" ] && cmp -s "$tmp/one.st" "$tmp/two.st"; then
+		pass "direct output kept"
+	else
+		fail "direct output kept" "no output, or not etlcat's"
+	fi
 
 	# A reader that goes away ends the decoder too, quietly.
 	start=$(date +%s)
