@@ -277,8 +277,6 @@ is_trace(FILE *fp, const struct file_id *id)
 static int
 open_direct(struct cli_inputs *in, const char *path, FILE *fp, int seekable)
 {
-	long end = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : 0;
-
 	fclose(fp);
 	if (seekable) {
 		cli_warn("%s: a trace, not an event stream: this reads its "
@@ -286,7 +284,6 @@ open_direct(struct cli_inputs *in, const char *path, FILE *fp, int seekable)
 		return -1;
 	}
 	in->fp = NULL;
-	in->size = end > 0 ? (uint64_t)end : 0;
 	progress_start(in->progress, in->name, in->size);
 	in->direct = cli_direct_start(path, in->r, in->name);
 	return 0;
@@ -315,14 +312,14 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 	memset(&in->this_loss, 0, sizeof(in->this_loss));
 	if (platform_file_id(NULL, fp, &id) != 0)
 		id.regular = 0;
-	if (!is_stdin && is_trace(fp, &id))
-		return open_direct(in, path, fp, seekable);
 	if (id.regular && fseek(fp, 0, SEEK_END) == 0) {
 		long end = ftell(fp);
 
 		in->size = end > 0 ? (uint64_t)end : 0;
 		rewind(fp);
 	}
+	if (!is_stdin && is_trace(fp, &id))
+		return open_direct(in, path, fp, seekable);
 	progress_start(in->progress, in->name, in->size);
 	stream_reader_open_file(in->r, fp, in->name);
 	return 0;

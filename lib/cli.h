@@ -165,8 +165,14 @@ void cli_loss_summary(const char *name, const struct loss *l);
 /*
  * Decoding an input into the stream (cli_decode.c): etlcat's job.
  */
+/*
+ * The producer of the sections decoded: etlcat's, also when another tool
+ * decodes a trace, so that the stream is the one etlcat writes.
+ */
+#define CLI_DECODER	"etlcat 0.1"
+
 struct cli_decode_opts {
-	const char *producer;	/* for the HEADER: "etlcat 0.1" */
+	const char *producer;	/* for the HEADER: CLI_DECODER */
 	int quiet;		/* no summary of what was skipped or lost */
 	int verbose;		/* a summary of every input */
 	struct progress *progress;

@@ -291,7 +291,7 @@ cli_direct_start(const char *path, struct stream_reader *r, const char *name)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	d->path = path;
 	d->name = name;
-	d->o.producer = "etlcat 0.1";
+	d->o.producer = CLI_DECODER;
 	/* What the input lost, the reading tool says from its records. */
 	d->o.quiet = 1;
 	d->o.progress = &d->silent;

@@ -4,8 +4,8 @@
  *
  * The tools use it to put a second core to work without changing what
  * they compute: etlcat's reader decompresses .etl buffers ahead of the
- * decoder, and the stream writer compresses and writes a frame while the
- * next one is being encoded.  The ring hands over slot numbers only;
+ * decoder, and a stream link (stream_link.c) hands frames from a writer
+ * to the thread that compresses them or to a reader.  The ring hands over slot numbers only;
  * each user keeps the slots' contents in an array of its own, and a
  * slot belongs to one side at a time, so the contents need no lock.
  *

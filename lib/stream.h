@@ -400,10 +400,10 @@ struct stream_writer *stream_writer_new_link(struct stream_link *l);
 
 /*
  * From now on, compresses and writes frames on a thread of their own
- * (see ring.h), so that encoding and compressing use two cores; the
- * output is the same.  Nothing else may write to fp until the writer is
- * closed.  A write error is then seen one frame later.  Without threads
- * (none could be made) the writer goes on as before.
+ * (through a stream link), so that encoding and compressing use two
+ * cores; the output is the same.  Nothing else may write to fp until
+ * the writer is closed.  A write error is then seen one frame later.
+ * Without threads (none could be made) the writer goes on as before.
  */
 void stream_writer_async(struct stream_writer *w);
 

@@ -6,8 +6,9 @@
  * write, and the tool reads it, as it would read etlcat's output.  The
  * frames go from one to the other uncompressed: zstd would cost both
  * sides a third of their time and buy nothing inside a process.  The
- * records, their order and their frames are the same as in etlcat's
- * stream.
+ * records and their order are the same as in etlcat's stream.  A
+ * writer's own compressing thread (stream_writer_async()) takes its
+ * frames through a link too.
  *
  * A frame's buffer is handed over, not copied: the writer swaps its
  * full frame for an empty slot's buffer, and the reader reads a slot's

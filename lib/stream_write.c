@@ -6,11 +6,12 @@
  * one zstd frame with a content checksum and written out.  The record
  * layouts are those of man/etl-stream.5.
  *
- * After stream_writer_async() the frames go through a ring to a thread
- * of their own, which compresses and writes them while the caller
- * encodes the next: zstd is a quarter of etlcat's time on one core.
- * The bytes written are the same either way.  A writer on a link
- * (stream_link.c) hands its frames over uncompressed instead.
+ * After stream_writer_async() the frames go through a stream link
+ * (stream_link.c) to a thread of their own, which compresses and writes
+ * them while the caller encodes the next: zstd is a quarter of etlcat's
+ * time on one core.  The bytes written are the same either way.  A
+ * writer on a link of the caller's hands its frames over, uncompressed,
+ * to the reader at the other end instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,17 +21,15 @@
 
 #include "buf.h"
 #include "intern.h"
-#include "ring.h"
 #include "stream.h"
 
 #define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
-#define ASYNC_FRAMES	4	/* frames between the encoder and the writer */
 #define LINK_FRAME_MAX	(128u << 10)	/* a frame through a stream link */
 
 struct stream_writer {
-	FILE *fp;
-	struct stream_link *link;	/* or frames go to a reader here */
+	FILE *fp;		/* NULL on a link of the caller's */
+	struct stream_link *link;	/* frames go to another thread here */
 	size_t frame_max;	/* bytes a frame, but a longer record alone */
 	ZSTD_CCtx *cctx;
 	struct buf frame;	/* records not yet compressed */
@@ -53,8 +52,7 @@ struct stream_writer {
 	int saved_errno;
 
 	/* The writing thread's, once stream_writer_async() has made it. */
-	struct ring *ring;
-	struct buf slots[ASYNC_FRAMES];	/* frames handed over */
+	int async;			/* link leads to it */
 	int thread_errno;		/* its write failed: read after a stop */
 };
 
@@ -104,16 +102,16 @@ fail(struct stream_writer *w, int err)
 	return -1;
 }
 
-/* Compresses `frame` and writes it.  @return : 0, or an errno value. */
+/* Compresses a frame and writes it.  @return : 0, or an errno value. */
 static int
 compress_frame(ZSTD_CCtx *cctx, FILE *fp, struct buf *zbuf,
-    const struct buf *frame)
+    const unsigned char *frame, size_t len)
 {
-	size_t bound = ZSTD_compressBound(frame->len), n;
+	size_t bound = ZSTD_compressBound(len), n;
 
 	if (buf_reserve(zbuf, bound) == NULL)
 		return ENOMEM;
-	n = ZSTD_compress2(cctx, zbuf->data, bound, frame->data, frame->len);
+	n = ZSTD_compress2(cctx, zbuf->data, bound, frame, len);
 	if (ZSTD_isError(n))
 		return EIO;
 	if (fwrite(zbuf->data, 1, n, fp) != n)
@@ -121,42 +119,23 @@ compress_frame(ZSTD_CCtx *cctx, FILE *fp, struct buf *zbuf,
 	return 0;
 }
 
-/* The writing thread: every frame the ring brings, in order. */
+/* The writing thread: every frame the link brings, in order. */
 static void
 write_frames(void *arg)
 {
 	struct stream_writer *w = arg;
-	long slot;
+	const unsigned char *frame;
+	size_t len;
 	int err;
 
-	while ((slot = ring_get_begin(w->ring)) >= 0) {
-		err = compress_frame(w->cctx, w->fp, &w->zbuf,
-		    &w->slots[slot]);
-		ring_get_end(w->ring);
-		if (err != 0) {
+	while ((frame = stream_link_get(w->link, &len)) != NULL)
+		if ((err = compress_frame(w->cctx, w->fp, &w->zbuf, frame,
+		    len)) != 0) {
 			/* Seen by the encoder when its next frame is refused. */
 			w->thread_errno = err;
-			ring_stop(w->ring);
+			stream_link_stop(w->link);
 			return;
 		}
-	}
-}
-
-/* Hands the frame to the writing thread and takes an empty one back. */
-static int
-hand_over_frame(struct stream_writer *w)
-{
-	struct buf spare;
-	long slot;
-
-	if ((slot = ring_put_begin(w->ring, 1)) < 0)
-		return fail(w, w->thread_errno ? w->thread_errno : EIO);
-	spare = w->slots[slot];
-	w->slots[slot] = w->frame;
-	spare.len = 0;
-	w->frame = spare;
-	ring_put_end(w->ring);
-	return 0;
 }
 
 static int
@@ -170,10 +149,9 @@ flush_frame(struct stream_writer *w)
 		return fail(w, ENOMEM);
 	if (w->link != NULL)
 		return stream_link_put(w->link, &w->frame) == 0 ? 0 :
-		    fail(w, EPIPE);
-	if (w->ring != NULL)
-		return hand_over_frame(w);
-	if ((err = compress_frame(w->cctx, w->fp, &w->zbuf, &w->frame)) != 0)
+		    fail(w, w->thread_errno ? w->thread_errno : EPIPE);
+	if ((err = compress_frame(w->cctx, w->fp, &w->zbuf, w->frame.data,
+	    w->frame.len)) != 0)
 		return fail(w, err);
 	w->frame.len = 0;
 	return 0;
@@ -182,28 +160,14 @@ flush_frame(struct stream_writer *w)
 void
 stream_writer_async(struct stream_writer *w)
 {
-	if (w->link != NULL || w->ring != NULL ||
-	    (w->ring = ring_new(ASYNC_FRAMES, ASYNC_FRAMES)) == NULL)
+	if (w->link != NULL || (w->link = stream_link_new()) == NULL)
 		return;
-	if (ring_thread_start(w->ring, write_frames, w) != 0) {
-		ring_free(w->ring);
-		w->ring = NULL;
+	if (stream_link_thread(w->link, write_frames, w) != 0) {
+		stream_link_free(w->link);
+		w->link = NULL;
+		return;
 	}
-}
-
-/* Waits for the writing thread to write what it was given. */
-static int
-end_async(struct stream_writer *w)
-{
-	int i;
-
-	ring_close(w->ring);
-	ring_thread_join(w->ring);
-	ring_free(w->ring);
-	w->ring = NULL;
-	for (i = 0; i < ASYNC_FRAMES; i++)
-		buf_release(&w->slots[i]);
-	return w->thread_errno ? fail(w, w->thread_errno) : 0;
+	w->async = 1;
 }
 
 int
@@ -211,11 +175,16 @@ stream_writer_close(struct stream_writer *w)
 {
 	int rc = flush_frame(w);
 
-	if (w->ring != NULL && end_async(w) != 0)
-		rc = -1;
 	if (w->link != NULL)
 		stream_link_close(w->link);
-	else if (rc == 0 && fflush(w->fp) != 0)
+	/* The writing thread writes what it was given, then ends. */
+	if (w->async) {
+		stream_link_join(w->link);
+		stream_link_free(w->link);
+		if (w->thread_errno)
+			rc = fail(w, w->thread_errno);
+	}
+	if (w->fp != NULL && rc == 0 && fflush(w->fp) != 0)
 		rc = fail(w, errno);
 	ZSTD_freeCCtx(w->cctx);
 	buf_release(&w->frame);

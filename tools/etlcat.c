@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "stream.h"
 
-#define PRODUCER	"etlcat 0.1"
+#define PRODUCER	CLI_DECODER
 
 static _Noreturn void
 usage(FILE *fp, int status)
