@@ -76,8 +76,8 @@ struct page {
  */
 struct memo {
 	uint64_t id;
-	char *text;		/* MEMO_TEXT_MAX bytes, allocated on first use */
-	uint32_t len;
+	char *text;		/* cap bytes, grown to the longest it held */
+	uint32_t len, cap;
 	int used;
 	uint64_t unknown, missing, invalid;
 };
