@@ -153,8 +153,9 @@ memo_store(struct mmprof_reader *r, struct memo *m, uint64_t id,
 {
 	size_t len = out->len - start;
 
-	if (len > m->cap) {
-		size_t cap = (len + 63) & ~(size_t)63;
+	/* Empty expansions too have room, so that the text is never NULL. */
+	if (m->text == NULL || len > m->cap) {
+		size_t cap = (len + 64) & ~(size_t)63;
 		char *t = realloc(m->text, cap);
 
 		if (t == NULL) {
