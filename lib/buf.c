@@ -141,6 +141,9 @@ cursor_var(struct cursor *c)
 	uint64_t v = 0;
 	unsigned shift;
 
+	/* Mostly one byte: ids, lengths and small counts. */
+	if (!c->bad && c->p < c->end && *c->p < 0x80)
+		return *c->p++;
 	for (shift = 0; shift < 64; shift += 7) {
 		const unsigned char *p = cursor_take(c, 1);
 

@@ -56,6 +56,23 @@ get_svar(struct cursor *c)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/* cursor_bytes() over get_var(): the strings and payload of events. */
+static inline const unsigned char *
+get_bytes(struct cursor *c, size_t *len)
+{
+	uint64_t n = get_var(c);
+	const unsigned char *p = c->p;
+
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = 1;
+		*len = 0;
+		return NULL;
+	}
+	*len = (size_t)n;
+	c->p += n;
+	return p;
+}
+
 static int
 get_value(struct cursor *c, struct value *v)
 {
@@ -83,7 +100,7 @@ get_value(struct cursor *c, struct value *v)
 		break;
 	case VAL_STR:
 	case VAL_BYTES:
-		v->v.s.ptr = (const char *)cursor_bytes(c, &v->v.s.len);
+		v->v.s.ptr = (const char *)get_bytes(c, &v->v.s.len);
 		break;
 	case VAL_GUID:
 		v->v.s.ptr = (const char *)cursor_take(c, 16);
@@ -371,7 +388,7 @@ parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
 	}
 	ev->nfields = (size_t)n;
 	ev->fields = r->fields;
-	ev->payload = cursor_bytes(c, &ev->payload_len);
+	ev->payload = get_bytes(c, &ev->payload_len);
 	return c->bad ? -1 : 0;
 }
 
