@@ -475,8 +475,13 @@ simple_runs(const struct mmprof_reader *r, uint64_t id,
 		/* Look no further than the text may grow, as resolve(). */
 		lit = literal_end(s, at, end - at > MMPROF_STRING_MAX - total ?
 		    at + (MMPROF_STRING_MAX - total) : end);
-		if (lit == end || s[lit] == STR_REF || (at != addr &&
-		    s[lit] != STR_TERMINATOR) || (at == addr && lit == at))
+		/*
+		 * A referenced string is one literal, up to its terminator;
+		 * a literal of the id's own may end at a reference (rustc's
+		 * separator between label and key does).
+		 */
+		if (lit == end || (at != addr && s[lit] != STR_TERMINATOR) ||
+		    (at == addr && lit == at))
 			return -1;
 		runs[n].ptr = (const char *)s + at;
 		runs[n++].len = lit - at;
