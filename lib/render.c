@@ -16,8 +16,9 @@ static const struct render_format formats[] = {
 	    &render_counts_ops },
 	{ "chrome", "rustc queries as Chrome trace JSON (crox)",
 	    &render_chrome_ops },
-	{ "folded", "collapsed stacks for flame graphs", &render_folded_ops },
-	{ "svg", "a flame graph of the stack tables", &render_svg_ops },
+	{ "folded", "collapsed stacks of the stack tables, or rustc queries",
+	    &render_folded_ops },
+	{ "svg", "a flame graph of the same stacks", &render_svg_ops },
 	{ "html", "process tree timeline, or rustc query page",
 	    &render_html_ops },
 };

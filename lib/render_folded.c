@@ -41,17 +41,23 @@ static int
 folded_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	(void)r;
-	return stackrows_record(rd->rows, rec);
+	return stackrows_record(rd->rows, r, rec);
 }
 
+/* Writes a line, its line breaks as spaces: runs between them at once. */
 static void
 write_line(FILE *fp, const char *stack, size_t len, uint64_t weight)
 {
-	size_t i;
+	size_t i, from = 0;
 
-	for (i = 0; i < len; i++)
-		putc(stack[i] == '\n' || stack[i] == '\r' ? ' ' : stack[i], fp);
+	for (i = 0; i < len; i++) {
+		if (stack[i] != '\n' && stack[i] != '\r')
+			continue;
+		fwrite(stack + from, 1, i - from, fp);
+		putc(' ', fp);
+		from = i + 1;
+	}
+	fwrite(stack + from, 1, len - from, fp);
 	fprintf(fp, " %" PRIu64 "\n", weight);
 }
 
@@ -76,7 +82,8 @@ write_all(struct render *rd)
 static int
 folded_close(struct render *rd)
 {
-	int rc = stackrows_tables(rd->rows) == 0 ? 1 : write_all(rd);
+	int rc = stackrows_finish(rd->rows) != 0 ? -1 :
+	    stackrows_tables(rd->rows) == 0 ? 1 : write_all(rd);
 
 	if (fflush(rd->fp) != 0)
 		rc = -1;

@@ -88,10 +88,9 @@ static int
 svg_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	(void)r;
 	if (linechart_record(rd->lines, rec) != 0)
 		return -1;
-	return stackrows_record(rd->rows, rec);
+	return stackrows_record(rd->rows, r, rec);
 }
 
 static struct node *
@@ -532,7 +531,8 @@ draw(struct render *rd)
 static int
 svg_close(struct render *rd)
 {
-	int rc = stackrows_tables(rd->rows) != 0 ? draw(rd) :
+	int rc = stackrows_finish(rd->rows) != 0 ? -1 :
+	    stackrows_tables(rd->rows) != 0 ? draw(rd) :
 	    linechart_has_table(rd->lines) ?
 	    linechart_draw(rd->lines, rd->fp, &rd->opt) : 1;
 

@@ -1,5 +1,6 @@
 /*
- * stackrows.c - collects the stacks of stack tables, adding up equal ones.
+ * stackrows.c - collects the stacks of stack tables, adding up equal ones;
+ * or, from a rustc profile's events, its query stacks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "buf.h"
 #include "intern.h"
+#include "querystacks.h"
 #include "stackrows.h"
 
 #define UNIT_MAX	64
@@ -24,6 +26,7 @@ struct stackrows {
 	uint32_t ntables;		/* stack tables seen in all */
 	struct buf tables;		/* this section's struct stack_table */
 	char unit[UNIT_MAX];
+	struct query_stacks *qs;	/* once a rustc profile's trace came */
 };
 
 struct stackrows *
@@ -40,6 +43,7 @@ stackrows_free(struct stackrows *s)
 	intern_release(&s->stacks);
 	buf_release(&s->weights);
 	buf_release(&s->tables);
+	query_stacks_free(s->qs);
 	free(s);
 }
 
@@ -118,11 +122,31 @@ add_row(struct stackrows *s, const struct stack_table *t,
 	return 0;
 }
 
+/*
+ * A rustc profile's events go to its query stacks, drawn if the input
+ * has no stack table (stackrows_finish()).
+ */
+static int
+profile_record(struct stackrows *s, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	if (rec->type == REC_TRACE && s->qs == NULL &&
+	    strcmp(rec->u.trace.format, "mm_profdata") == 0 &&
+	    (s->qs = query_stacks_new()) == NULL)
+		return -1;
+	return s->qs != NULL ? query_stacks_record(s->qs, r, rec) : 0;
+}
+
 int
-stackrows_record(struct stackrows *s, const struct stream_record *rec)
+stackrows_record(struct stackrows *s, const struct stream_reader *r,
+    const struct stream_record *rec)
 {
 	const struct stack_table *t;
 
+	if (rec->type == REC_TRACE || rec->type == REC_EVENT ||
+	    rec->type == REC_HEADER || rec->type == REC_END)
+		if (profile_record(s, r, rec) != 0)
+			return -1;
 	switch (rec->type) {
 	case REC_HEADER:
 		s->tables.len = 0;
@@ -136,6 +160,33 @@ stackrows_record(struct stackrows *s, const struct stream_record *rec)
 	default:
 		return 0;
 	}
+}
+
+static int
+query_table(void *arg, const struct stream_table *t)
+{
+	struct stackrows *s = arg;
+
+	s->tables.len = 0;
+	return add_table(s, t);
+}
+
+static int
+query_row(void *arg, const struct stream_row *row)
+{
+	struct stackrows *s = arg;
+	const struct stack_table *t = table_of(s, row->table);
+
+	return t != NULL ? add_row(s, t, row) : 0;
+}
+
+int
+stackrows_finish(struct stackrows *s)
+{
+	if (s->ntables != 0 || s->qs == NULL)
+		return 0;
+	/* In the order of etlagg's table: the svg format draws in it. */
+	return query_stacks_table(s->qs, 1, query_table, query_row, s);
 }
 
 uint32_t

@@ -3,7 +3,9 @@
  * of every table that has a column named "stack" (text: frames root
  * first, joined by ';') and a weight, its last integer column.  Equal
  * stacks add up, whichever tables they come from.  A row with an empty
- * stack or a negative weight is counted, not drawn.
+ * stack or a negative weight is counted, not drawn.  An input with no
+ * such table that is a rustc profile (etlcat's output of one) gives the
+ * table of "etlagg querystacks", made of its events (querystacks.h).
  *
  * Memory: the collector copies the stacks it keeps; stackrows_stack()
  * pointers stay valid until stackrows_free().
@@ -23,7 +25,15 @@ struct stackrows *stackrows_new(void);
 void stackrows_free(struct stackrows *s);
 
 /* Takes in a record of the stream.  @return : 0, or -1 if out of memory. */
-int stackrows_record(struct stackrows *s, const struct stream_record *rec);
+int stackrows_record(struct stackrows *s, const struct stream_reader *r,
+    const struct stream_record *rec);
+
+/*
+ * Ends the input: a rustc profile's query stacks become its table if no
+ * stack table came.  Call it once, before what follows.
+ * @return : 0, or -1 if out of memory.
+ */
+int stackrows_finish(struct stackrows *s);
 
 /* The distinct stacks, with ids 1 .. stackrows_count(). */
 uint32_t stackrows_count(const struct stackrows *s);

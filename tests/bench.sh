@@ -416,8 +416,9 @@ measureme_of() {
 	run "etlcat | etlagg queries | etlreport" \
 	    "etlcat -q '$p' | etlagg queries | etlreport" mm_qp
 	run "stack_collapse" "'$(mm stack_collapse)' '$p'" mm_sc
+	run "etlreport -f folded" "etlreport -f folded -o q.folded '$p'" mm_f
 	run "etlagg querystacks | etlreport -f folded" \
-	    "etlagg querystacks '$p' | etlreport -f folded -o q.folded" mm_f
+	    "etlagg querystacks '$p' | etlreport -f folded -o q.folded" mm_fq
 	run "etlcat | etlagg querystacks | etlreport -f folded" \
 	    "etlcat -q '$p' | etlagg querystacks | etlreport -f folded -o q.folded" \
 	    mm_fp
@@ -433,6 +434,7 @@ measureme_of() {
 	pair "folded against stack_collapse" "$secs_mm_sc" "$secs_mm_f" 1
 	pair "chrome against crox" "$secs_mm_crox" "$secs_mm_c" 1
 	pair "(through etlcat) queries" "$secs_mm_sum" "$secs_mm_qp" 3
+	pair "(through querystacks) folded" "$secs_mm_sc" "$secs_mm_fq" 1
 	pair "(through etlcat) folded" "$secs_mm_sc" "$secs_mm_fp" 1
 	pair "(through etlcat) chrome" "$secs_mm_crox" "$secs_mm_cp" 1
 	echo

@@ -19,6 +19,17 @@ check_eq() {
 # CSV rows end in CRLF (RFC 4180); shell tools want LF.
 csv_lf() { tr -d '\r'; }
 
+# same_file NAME FILE1 FILE2: FILE1 is not empty and equals FILE2.
+same_file() {
+	if [ ! -s "$2" ]; then
+		fail "$1" "$2 is empty or missing"
+	elif cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
+	fi
+}
+
 # The first $1 fields of each CSV line (quotes respected; one line a row).
 csv_first() {
 	awk -v n="$1" '{

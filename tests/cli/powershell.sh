@@ -29,16 +29,6 @@ fi
 sample=$ETL_TOP/testdata/sample.etl
 profiles=$ETL_TOP/testdata/selfprofile
 
-# same NAME FILE1 FILE2
-same() {
-	if [ ! -s "$2" ]; then
-		fail "$1" "$2 is empty or missing"
-	elif cmp -s "$2" "$3"; then
-		pass "$1"
-	else
-		fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
-	fi
-}
 
 # Native byte pipes: PSNativeCommandPreserveBytePipe, on by default
 # since 7.4.
@@ -54,9 +44,9 @@ case $version in
 	ps "etlcat -q '$sample' > '$tmp/ps.zst'
 	    etlcat -q '$sample' | etlagg stats | etlreport -f csv > '$tmp/ps.csv'
 	    etlcat -q '$sample' | etlagg cpu --by stack | etlreport -f folded > '$tmp/ps.folded'"
-	same powershell-byte-redirect "$tmp/ps.zst" "$tmp/s.zst"
-	same powershell-byte-pipe-csv "$tmp/ps.csv" "$tmp/stats.csv"
-	same powershell-byte-pipe-folded "$tmp/ps.folded" "$tmp/stack.folded"
+	same_file powershell-byte-redirect "$tmp/ps.zst" "$tmp/s.zst"
+	same_file powershell-byte-pipe-csv "$tmp/ps.csv" "$tmp/stats.csv"
+	same_file powershell-byte-pipe-folded "$tmp/ps.folded" "$tmp/stack.folded"
 	;;
 esac
 

@@ -204,6 +204,34 @@ etlcat "$tmp/v7.mm_profdata" >/dev/null 2>"$tmp/err"
 check_eq old-version "$?:$(cat "$tmp/err")" \
     "1:etlcat: $tmp/v7.mm_profdata: format version 7 is not read (only 8 and 9) (offset 0x4)"
 
+# ---- folded and svg from a profile's events ----
+
+# Given a rustc profile, or etlcat's stream of one (events, no table),
+# the folded and svg formats draw the query stacks as etlagg querystacks
+# would tabulate them; two profiles add up as they do there.
+etlcat -q "$tiny" "$tiny" >"$tmp/two.zst"
+for f in folded svg; do
+	etlagg querystacks "$tiny" 2>/dev/null | etlreport -f $f >"$tmp/qs.$f"
+	etlreport -f $f "$tiny" >"$tmp/direct.$f" 2>"$tmp/err"
+	same_file "events-$f-profile" "$tmp/direct.$f" "$tmp/qs.$f"
+	etlcat -q "$tiny" | etlreport -f $f >"$tmp/events.$f"
+	same_file "events-$f-stream" "$tmp/events.$f" "$tmp/qs.$f"
+	etlagg querystacks "$tmp/two.zst" | etlreport -f $f >"$tmp/qs2.$f"
+	etlreport -f $f "$tmp/two.zst" >"$tmp/events2.$f"
+	same_file "events-$f-two-profiles" "$tmp/events2.$f" "$tmp/qs2.$f"
+done
+check_eq events-folded-weight "$(awk '{ s += $NF } END { print s }' \
+    "$tmp/events2.folded")" "$(awk '{ s += 2 * $NF } END { print s }' \
+    "$tmp/qs.folded")"
+# A stream with a stack table draws the table, not the events.
+etlcat -q "$tiny" | etlagg querystacks --merge >"$tmp/qs.zst"
+check_eq events-table-wins "$(etlreport -f folded "$tmp/qs.zst")" \
+    "$(cat "$tmp/qs.folded")"
+# A trace is no profile: nothing to draw, as before.
+etlreport -f folded "$ETL_TOP/testdata/sample.etl" >/dev/null 2>"$tmp/err"
+check_eq events-trace-nothing "$?:$(tail -1 "$tmp/err")" \
+    "1:etlreport: nothing to draw as folded: no table with a stack column and an integer weight column"
+
 # ---- the corpus: measureme's own outputs ----
 
 if [ ! -d "$sp/expected" ]; then
@@ -235,6 +263,9 @@ else
 		if have_format folded; then
 			check_eq "folded-$name" "$(etlreport -f folded \
 			    "$tmp/cs.zst" 2>/dev/null | sort)" \
+			    "$(sort "$dir/stacks_folded.txt")"
+			check_eq "folded-events-$name" "$(etlreport -f folded \
+			    "$1" 2>/dev/null | sort)" \
 			    "$(sort "$dir/stacks_folded.txt")"
 		fi
 		if command -v python3 >/dev/null; then
