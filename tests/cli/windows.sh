@@ -206,6 +206,10 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 		etlcat -q "$f" | etlreport -f chrome -o "$tmp/q.l.json"
 		same "windows-corpus-direct-chrome-$name" "$tmp/q.w.json" \
 		    "$tmp/q.l.json"
+		w etlreport -f folded -o "$tmp/q.w.folded" "$f"
+		etlagg querystacks "$f" | etlreport -f folded >"$tmp/q.l.folded"
+		same "windows-corpus-direct-folded-$name" "$tmp/q.w.folded" \
+		    "$tmp/q.l.folded"
 		;;
 	*perfview__net*)
 		w etlagg cpu --by stack "$tmp/c.w.zst" |
