@@ -46,21 +46,10 @@ w() {
 	wine "$win/$t.exe" "$@"
 }
 
-# same NAME FILE1 FILE2: the two files are equal byte for byte.
-same() {
-	if [ ! -s "$2" ]; then
-		fail "$1" "$2 is empty or missing"
-	elif cmp -s "$2" "$3"; then
-		pass "$1"
-	else
-		fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
-	fi
-}
-
 for t in $(ls "$win" | sed -n 's/\.exe$//p'); do
 	if w "$t" --help >"$tmp/help.w" 2>&1 && "$t" --help >"$tmp/help.l" 2>&1
 	then
-		same "windows-help-$t" "$tmp/help.w" "$tmp/help.l"
+		same_file "windows-help-$t" "$tmp/help.w" "$tmp/help.l"
 	else
 		fail "windows-help-$t" "--help failed: $(head -c 200 "$tmp/help.w")"
 	fi
@@ -69,11 +58,11 @@ done
 # The sample: the stream, the events in every text format, and tables.
 w etlcat -q -o "$tmp/s.w.zst" "$sample"
 etlcat -q -o "$tmp/s.l.zst" "$sample"
-same windows-sample-stream "$tmp/s.w.zst" "$tmp/s.l.zst"
+same_file windows-sample-stream "$tmp/s.w.zst" "$tmp/s.l.zst"
 for f in csv jsonl text; do
 	w etlreport -f $f -o "$tmp/s.w.$f" "$tmp/s.w.zst"
 	etlreport -f $f -o "$tmp/s.l.$f" "$tmp/s.l.zst"
-	same "windows-sample-events-$f" "$tmp/s.w.$f" "$tmp/s.l.$f"
+	same_file "windows-sample-events-$f" "$tmp/s.w.$f" "$tmp/s.l.$f"
 done
 
 # The pipeline of rustc-cpu through files, then through Unix pipes.
@@ -85,24 +74,24 @@ w etlfilter --rustc -o "$tmp/b.w.zst" "$tmp/s.w.zst" &&
 etlcat -q "$sample" | etlfilter --rustc | etlagg cpu --by stack |
     etlreport -f folded >"$tmp/l.folded"
 etlcat -q "$sample" | etlagg cpu --by process | etlreport -f csv >"$tmp/l.csv"
-same windows-files-folded "$tmp/files.w.folded" "$tmp/l.folded"
-same windows-files-csv "$tmp/files.w.csv" "$tmp/l.csv"
+same_file windows-files-folded "$tmp/files.w.folded" "$tmp/l.folded"
+same_file windows-files-csv "$tmp/files.w.csv" "$tmp/l.csv"
 w etlcat -q "$sample" | w etlfilter --rustc | w etlagg cpu --by stack |
     w etlreport -f folded >"$tmp/pipe.w.folded"
-same windows-pipe-folded "$tmp/pipe.w.folded" "$tmp/l.folded"
+same_file windows-pipe-folded "$tmp/pipe.w.folded" "$tmp/l.folded"
 # The trace given to the tools directly: decoded on a Win32 thread.
 w etlfilter --rustc "$sample" | w etlagg cpu --by stack |
     w etlreport -f folded >"$tmp/direct.w.folded"
-same windows-direct-folded "$tmp/direct.w.folded" "$tmp/l.folded"
+same_file windows-direct-folded "$tmp/direct.w.folded" "$tmp/l.folded"
 w etlagg cpu --by process "$sample" | w etlreport -f csv >"$tmp/direct.w.csv"
-same windows-direct-csv "$tmp/direct.w.csv" "$tmp/l.csv"
+same_file windows-direct-csv "$tmp/direct.w.csv" "$tmp/l.csv"
 
 # cmd.exe's pipe: Windows pipes end to end.  And NUL is not a terminal,
 # so the stream may be written to it.
 wsample=$(winepath -w "$sample" 2>/dev/null)
 (cd "$win" && wine cmd /c "etlcat.exe -q $wsample | etlagg.exe cpu --by process | etlreport.exe -f csv") \
     >"$tmp/cmd.w.csv" 2>"$tmp/cmd.err"
-same windows-cmd-pipe "$tmp/cmd.w.csv" "$tmp/l.csv"
+same_file windows-cmd-pipe "$tmp/cmd.w.csv" "$tmp/l.csv"
 (cd "$win" && wine cmd /c "etlcat.exe -q $wsample >NUL") 2>"$tmp/nul.err"
 check_eq windows-nul-not-terminal "$?:$(cat "$tmp/nul.err")" "0:"
 
@@ -120,9 +109,9 @@ fi
 # Standard input: a file (mapped) and a pipe (spooled to a temporary file).
 etlcat -q <"$sample" >"$tmp/in.l.zst"
 w etlcat -q <"$sample" >"$tmp/in.w.zst"
-same windows-stdin-file "$tmp/in.w.zst" "$tmp/in.l.zst"
+same_file windows-stdin-file "$tmp/in.w.zst" "$tmp/in.l.zst"
 cat "$sample" | w etlcat -q >"$tmp/pipe.w.zst"
-same windows-stdin-pipe "$tmp/pipe.w.zst" "$tmp/in.l.zst"
+same_file windows-stdin-pipe "$tmp/pipe.w.zst" "$tmp/in.l.zst"
 
 # Spaces and non-ASCII letters in directory and file names; the output
 # named as a drive-letter path with backslashes.
@@ -132,9 +121,9 @@ cp "$sample" "$dir/trace é ü.etl"
 wdir=$(winepath -w "$dir" 2>/dev/null)
 w etlcat -q -o "$wdir\\trace é ü.zst" "$dir/trace é ü.etl"
 etlcat -q -o "$tmp/u.l.zst" "$dir/trace é ü.etl"
-same windows-unicode-path-stream "$dir/trace é ü.zst" "$tmp/u.l.zst"
+same_file windows-unicode-path-stream "$dir/trace é ü.zst" "$tmp/u.l.zst"
 w etlreport -f csv -o "$wdir\\événements.csv" "$wdir\\trace é ü.zst"
-same windows-unicode-path-csv "$dir/événements.csv" "$tmp/s.l.csv"
+same_file windows-unicode-path-csv "$dir/événements.csv" "$tmp/s.l.csv"
 w etlcat -q -o "$tmp/missing.zst" "$dir/absent ü.etl" 2>"$tmp/err"
 check_eq windows-unicode-path-error "$?:$(cat "$tmp/err")" \
     "1:etlcat.exe: $dir/absent ü.etl: No such file or directory
@@ -190,12 +179,12 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 	name=$(basename "$(dirname "$f")")-$(basename "$f")
 	w etlcat -q -o "$tmp/c.w.zst" "$f"
 	etlcat -q -o "$tmp/c.l.zst" "$f"
-	same "windows-corpus-stream-$name" "$tmp/c.w.zst" "$tmp/c.l.zst"
+	same_file "windows-corpus-stream-$name" "$tmp/c.w.zst" "$tmp/c.l.zst"
 	csv_dirs "$tmp/c.w.zst" "$tmp/c.l.zst"
 	same_dirs "windows-corpus-csv-$name"
 	w etlagg stats "$tmp/c.w.zst" | w etlreport -f csv >"$tmp/st.w.csv"
 	etlagg stats "$tmp/c.l.zst" | etlreport -f csv >"$tmp/st.l.csv"
-	same "windows-corpus-stats-$name" "$tmp/st.w.csv" "$tmp/st.l.csv"
+	same_file "windows-corpus-stats-$name" "$tmp/st.w.csv" "$tmp/st.l.csv"
 	case $f in
 	*.mm_profdata)
 		w etlagg -o "$tmp/q.w.zst" queries "$tmp/c.w.zst"
@@ -204,11 +193,11 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 		same_dirs "windows-corpus-queries-$name"
 		w etlreport -f chrome -o "$tmp/q.w.json" "$f"
 		etlcat -q "$f" | etlreport -f chrome -o "$tmp/q.l.json"
-		same "windows-corpus-direct-chrome-$name" "$tmp/q.w.json" \
+		same_file "windows-corpus-direct-chrome-$name" "$tmp/q.w.json" \
 		    "$tmp/q.l.json"
 		w etlreport -f folded -o "$tmp/q.w.folded" "$f"
 		etlagg querystacks "$f" | etlreport -f folded >"$tmp/q.l.folded"
-		same "windows-corpus-direct-folded-$name" "$tmp/q.w.folded" \
+		same_file "windows-corpus-direct-folded-$name" "$tmp/q.w.folded" \
 		    "$tmp/q.l.folded"
 		;;
 	*perfview__net*)
@@ -216,7 +205,7 @@ for f in "$ETL_CORPUS"/etl/*.etl "$ETL_CORPUS"/selfprofile/*/*.mm_profdata; do
 		    w etlreport -f folded >"$tmp/k.w.folded"
 		etlagg cpu --by stack "$tmp/c.l.zst" |
 		    etlreport -f folded >"$tmp/k.l.folded"
-		same "windows-corpus-folded-$name" "$tmp/k.w.folded" \
+		same_file "windows-corpus-folded-$name" "$tmp/k.w.folded" \
 		    "$tmp/k.l.folded"
 		;;
 	esac
