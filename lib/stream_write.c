@@ -196,15 +196,22 @@ stream_writer_close(struct stream_writer *w)
 	return rc;
 }
 
+/* Stores the body length of the record at `rec`, `len` bytes long. */
+static void
+store_body_len(unsigned char *rec, size_t len)
+{
+	size_t body = len - 4;
+
+	rec[1] = body & 0xff;
+	rec[2] = (body >> 8) & 0xff;
+	rec[3] = (body >> 16) & 0xff;
+}
+
 /* Stores the body length of the record in `b` in its record word. */
 static void
 set_body_len(struct buf *b)
 {
-	size_t body = b->len - 4;
-
-	b->data[1] = body & 0xff;
-	b->data[2] = (body >> 8) & 0xff;
-	b->data[3] = (body >> 16) & 0xff;
+	store_body_len(b->data, b->len);
 }
 
 /* Starts encoding a record of `type` in w->rec; the length comes later. */
@@ -715,16 +722,14 @@ encode_event(struct stream_writer *w, const struct stream_event *ev,
 	len = (size_t)(d - rec);
 	if (len - 4 > STREAM_RECORD_MAX)
 		return -1;
-	rec[1] = (len - 4) & 0xff;
-	rec[2] = ((len - 4) >> 8) & 0xff;
-	rec[3] = ((len - 4) >> 16) & 0xff;
+	store_body_len(rec, len);
 	b->len = *start + len;
 	return 0;
 }
 
 /*
  * Writes an event encoded in place at the end of the frame, not copied
- * there from w->rec (a twentieth of the decoder's time on a rustc
+ * there from w->rec (4% of the decoder's instructions on a rustc
  * profile).  The frames end where append_record() would end them.
  */
 int
