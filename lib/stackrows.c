@@ -143,10 +143,8 @@ stackrows_record(struct stackrows *s, const struct stream_reader *r,
 {
 	const struct stack_table *t;
 
-	if (rec->type == REC_TRACE || rec->type == REC_EVENT ||
-	    rec->type == REC_HEADER || rec->type == REC_END)
-		if (profile_record(s, r, rec) != 0)
-			return -1;
+	if (profile_record(s, r, rec) != 0)
+		return -1;
 	switch (rec->type) {
 	case REC_HEADER:
 		s->tables.len = 0;
