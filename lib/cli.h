@@ -175,6 +175,7 @@ struct cli_decode_opts {
 	const char *producer;	/* for the HEADER: CLI_DECODER */
 	int quiet;		/* no summary of what was skipped or lost */
 	int verbose;		/* a summary of every input */
+	int query_labels;	/* rustc profiles: labels, no arguments */
 	struct progress *progress;
 	/* Or, on a thread of its own, the bytes done go here instead. */
 	_Atomic uint64_t *done;

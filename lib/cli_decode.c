@@ -215,7 +215,8 @@ decode_mapped(struct stream_writer *w, const char *name,
 		return copy_stream(w, name, m->data, m->len, o);
 	if (mmprof_probe(m->data, m->len)) {
 		rc = mmprof_cat(w, o->producer, name, m,
-		    o->quiet ? -1 : o->verbose, cli_warn);
+		    o->quiet ? -1 : o->verbose,
+		    o->query_labels ? MMPROF_LABELS_ONLY : 0, cli_warn);
 		return rc < 0 ? -1 : rc > 0 ? CLI_DATA_ERROR : CLI_OK;
 	}
 	*read = 0;
@@ -296,6 +297,8 @@ cli_direct_start(const char *path, struct stream_reader *r, const char *name)
 	d->o.quiet = 1;
 	d->o.progress = &d->silent;
 	d->o.done = &d->done;
+	/* A view of labels needs no query arguments: most of the work. */
+	d->o.query_labels = (stream_reader_flags(r) & STREAM_QUERY_LABELS) != 0;
 	atomic_init(&d->done, 0);
 	stream_reader_open_link(r, d->link, name);
 	if (stream_link_thread(d->link, direct_run, d) != 0)

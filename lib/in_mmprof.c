@@ -94,6 +94,12 @@ mmprof_reader_drop_pages(struct mmprof_reader *r, int on)
 	r->drop_pages = on;
 }
 
+void
+mmprof_reader_labels_only(struct mmprof_reader *r, int on)
+{
+	r->labels_only = on;
+}
+
 uint32_t
 mmprof_reader_version(const struct mmprof_reader *r)
 {

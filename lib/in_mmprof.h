@@ -138,6 +138,16 @@ enum mmprof_status mmprof_reader_open_mem(struct mmprof_reader *r,
  */
 void mmprof_reader_drop_pages(struct mmprof_reader *r, int on);
 
+/*
+ * Says that the events' arguments will not be read: an event id is read
+ * for its label alone (the text before its first separator), and its
+ * arguments are left out (nargs 0) unread and uncounted.  Most of a
+ * profile's ids are keys seen once, so this is most of the reading for
+ * a view of labels (queries, query stacks).  Problems are counted in
+ * what is read: a string that is only part of a key is not looked at.
+ */
+void mmprof_reader_labels_only(struct mmprof_reader *r, int on);
+
 /* The format version (8 or 9) and the metadata, after a successful open. */
 uint32_t mmprof_reader_version(const struct mmprof_reader *r);
 const struct mmprof_metadata *mmprof_reader_metadata(

@@ -428,7 +428,7 @@ pump(struct mmprof_reader *r, struct mmprof_decoder *d, const char *name,
 
 int
 mmprof_cat(struct stream_writer *w, const char *producer, const char *name,
-    const struct mapped_file *m, int verbosity,
+    const struct mapped_file *m, int verbosity, unsigned flags,
     void (*warn)(const char *fmt, ...))
 {
 	struct mmprof_reader *r = mmprof_reader_new();
@@ -440,6 +440,7 @@ mmprof_cat(struct stream_writer *w, const char *producer, const char *name,
 		return 1;
 	}
 	mmprof_reader_drop_pages(r, m->is_mapped);
+	mmprof_reader_labels_only(r, (flags & MMPROF_LABELS_ONLY) != 0);
 	if (mmprof_reader_open_mem(r, m->data, m->len) != MMPROF_OK) {
 		warn("%s: %s", name, mmprof_reader_error(r));
 		mmprof_reader_free(r);

@@ -48,14 +48,19 @@
  * Decodes the profile in `m` into a section of its own: etlcat's whole
  * job for a .mm_profdata input.  Problems go to `warn` as "name: what
  * (offset 0x...)"; `verbosity` -1 leaves out the summary of counted
- * ones, 1 adds a line of counts (etlcat -q and -v).  The pages of a
+ * ones, 1 adds a line of counts (etlcat -q and -v); `flags` are
+ * mmprof_cat_flags.  The pages of a
  * mapped file are let go of as they are read.
  * @return : 0, 1 if the file had problems (it is still decoded as far as
  *	it goes), or -1 on a write error (errno set).
  */
+enum mmprof_cat_flags {
+	/* No arguments: mmprof_reader_labels_only() (a view of labels). */
+	MMPROF_LABELS_ONLY = 1 << 0
+};
 int mmprof_cat(struct stream_writer *w, const char *producer,
     const char *name, const struct mapped_file *m, int verbosity,
-    void (*warn)(const char *fmt, ...));
+    unsigned flags, void (*warn)(const char *fmt, ...));
 
 /* ---- Reading back ---- */
 

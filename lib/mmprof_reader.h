@@ -129,6 +129,7 @@ struct mmprof_reader {
 	const unsigned char *data;
 	size_t len;
 	int drop_pages;		/* data is a file mapping we may let go of */
+	int labels_only;	/* event ids are read for their label alone */
 	uint32_t version;
 	size_t id_size;		/* 4 (v8) or 8 (v9) */
 	size_t event_size;	/* 24 (v8) or 32 (v9) */

@@ -497,6 +497,54 @@ simple_runs(const struct mmprof_reader *r, uint64_t id,
 }
 
 /*
+ * The label of event id `id` in place in the string data, for a reader
+ * that reads labels only: the id's text up to its first separator, when
+ * that lies in one literal, the id's own or the one literal of the
+ * string its first reference names (rustc's "label SEP key" ids and
+ * labels alone).  The key after it is never looked at, which is what
+ * saves the time: most of a profile's ids are new keys.  *refs gets the
+ * references followed.  Nothing is counted: any other id, or one that
+ * would take the rest of the file's budget, is left to the full path,
+ * which gives the same label.  @return : 1, or 0 for the full path.
+ */
+static int
+label_in_place(const struct mmprof_reader *r, uint64_t id,
+    struct mmprof_text *label, uint32_t *refs)
+{
+	const unsigned char *s = r->sdata, *sep;
+	size_t addr, at, lit, end = r->slen;
+
+	*refs = 0;
+	if (!mmprof_string_addr(r, id, &addr) || addr < STREAM_HEADER_LEN ||
+	    addr >= end)
+		return 0;
+	at = addr;
+	if (s[addr] == STR_REF) {
+		if (end - addr < 1 + r->id_size ||
+		    !mmprof_string_addr(r, load_id(r, s + addr + 1), &at) ||
+		    at < STREAM_HEADER_LEN || at >= end)
+			return 0;
+		addr += 1 + r->id_size;
+		*refs = 1;
+	}
+	/* Look no further than the text may grow, as resolve(). */
+	lit = literal_end(s, at, end - at > MMPROF_STRING_MAX ?
+	    at + MMPROF_STRING_MAX : end);
+	if (lit == end || lit == at)
+		return 0;
+	if ((sep = memchr(s + at, ID_SEPARATOR, lit - at)) != NULL)
+		lit = (size_t)(sep - s);
+	else if (s[lit] != STR_TERMINATOR)
+		return 0;	/* the label goes on into a reference */
+	else if (*refs == 1 && (addr == end || (s[addr] != STR_TERMINATOR &&
+	    s[addr] != ID_SEPARATOR)))
+		return 0;	/* ... or into what follows the reference */
+	label->ptr = (const char *)s + at;
+	label->len = lit - at;
+	return r->refs_budget > *refs && r->text_budget > label->len;
+}
+
+/*
  * Part parts[np] of an id's text: from `start` in runs[first] to `stop`
  * in runs[k]; one that spans runs is gathered into r->text, which has
  * room for the whole text, so that earlier parts do not move.
@@ -805,6 +853,12 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 		return 0;
 	}
 	before = r->counts;
+	if (r->labels_only && label_in_place(r, ev->event_id, parts, &refs)) {
+		r->refs_budget -= refs;
+		r->text_budget -= total = parts[0].len;
+		np = 1;
+		goto split;
+	}
 	if ((nruns = simple_runs(r, ev->event_id, runs, &refs)) >= 0) {
 		for (np = 0; np < nruns; np++)
 			total += runs[np].len;
@@ -821,7 +875,9 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 	}
 	if ((np = cut_parts(r, runs, nruns, parts)) < 0)
 		return -1;
-	take_parts(r, parts, np, ev);
+split:
+	/* Labels only: the arguments are neither checked nor counted. */
+	take_parts(r, parts, r->labels_only ? 1 : np, ev);
 	if (label_index(r, &ev->label, &ev->label_index) != 0)
 		return -1;
 	if (r->limit_hits == hits && total <= IDS_TEXT_MAX &&

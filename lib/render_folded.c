@@ -93,6 +93,8 @@ folded_close(struct render *rd)
 }
 
 const struct render_ops render_folded_ops = {
+	/* A profile's query stacks are drawn by label. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.open = folded_open,
 	.record = folded_record,
 	.close = folded_close,

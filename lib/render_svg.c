@@ -549,6 +549,8 @@ svg_close(struct render *rd)
 }
 
 const struct render_ops render_svg_ops = {
+	/* A profile's query stacks are drawn by label. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.open = svg_open,
 	.record = svg_record,
 	.close = svg_close,

@@ -466,12 +466,21 @@ struct stream_reader;
 
 enum stream_reader_flags {
 	STREAM_KEEP_STACKS = 1 << 0,	/* keep stack definitions for lookup */
-	STREAM_EVENT_HEADS = 1 << 1	/* events come with their head only */
+	STREAM_EVENT_HEADS = 1 << 1,	/* events come with their head only */
+	/*
+	 * Query events are read for their label, not their arguments: a
+	 * rustc profile that the tool decodes itself (cli_input_open) is
+	 * decoded without them, which is most of its decoding time.
+	 */
+	STREAM_QUERY_LABELS = 1 << 2
 };
 
 /* @return : NULL if out of memory. */
 struct stream_reader *stream_reader_new(unsigned flags);
 void stream_reader_free(struct stream_reader *r);
+
+/* The flags it was made with. */
+unsigned stream_reader_flags(const struct stream_reader *r);
 
 /*
  * Decodes the fields of the events of the kinds in `kinds` only (bit k

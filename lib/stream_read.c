@@ -61,6 +61,12 @@ stream_reader_fields_of(struct stream_reader *r, uint32_t kinds)
 	r->field_kinds = kinds;
 }
 
+unsigned
+stream_reader_flags(const struct stream_reader *r)
+{
+	return r->flags;
+}
+
 void
 stream_reader_free(struct stream_reader *r)
 {

@@ -759,6 +759,8 @@ const struct view_ops view_queries_ops = {
 	.usage = "[--merge] [--diff base]",
 	.summary = "rustc self-profile: time, count and cache hits per query "
 	    "(measureme summarize)",
+	/* Labels are what it counts by: query arguments are not read. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.options = longopts,
 	.tables = tables,
 	.create = queries_create,

@@ -152,6 +152,8 @@ const struct view_ops view_querystacks_ops = {
 	.usage = "[--merge]",
 	.summary = "rustc self-profile: self time per query stack "
 	    "(measureme stack_collapse), for folded and svg",
+	/* Labels are what it counts by: query arguments are not read. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.options = longopts,
 	.tables = tables,
 	.create = querystacks_create,

@@ -315,7 +315,7 @@ test_mmprof_empty_kind(void)
 	CHECK_EQ_INT(read_profile(&b, &c), 1);
 	m.data = b.data;
 	m.len = b.len;
-	CHECK(mmprof_cat(w, "test", "x.mm_profdata", &m, 1, warn_nothing) >= 0);
+	CHECK(mmprof_cat(w, "test", "x.mm_profdata", &m, 1, 0, warn_nothing) >= 0);
 	CHECK(stream_writer_close(w) == 0);
 	fclose(fp);
 	buf_release(&b);

@@ -500,6 +500,105 @@ test_id_cache(void)
 	pb_release(&b);
 }
 
+/*
+ * A reader of labels only gives each event the label the whole reading
+ * gives, and no arguments: read in place where the label lies in one
+ * literal (after a reference, or the id's own), resolved whole where it
+ * does not (two references, a literal that runs into one).  Problems in
+ * the arguments, which it does not read, are not counted; those in the
+ * label are.  Each id twice: the second comes from the id cache.
+ */
+static void
+test_labels_only(void)
+{
+	struct pb b;
+	struct kinds k;
+	struct mmprof_reader *whole, *labels;
+	struct mmprof_event ev, lev;
+	unsigned char *file;
+	static const char *const expect[] = { "typeck", "typeck", "lbl",
+	    "plain", "a", "abcd", "xy", "<parse error>", "ok",
+	    "<parse error>", "<invalid>", "typeck" };
+	uint64_t typeck, key, ty, peck, ids[12], cd, x, ab;
+	size_t len, n = 0, i;
+	int round;
+
+	pb_init(&b, 9);
+	pb_start(&b, &k, demo_json);
+	typeck = pb_str(&b, "typeck");
+	key = pb_str(&b, "core::mem");
+	ty = pb_str(&b, "ty");
+	peck = pb_str(&b, "peck");
+	cd = pb_str(&b, "cd");
+	x = pb_str(&b, "x");
+	ab = pb_str(&b, "a\x1e" "b");
+	pb_begin(&b);			/* rustc's label SEP key */
+	pb_ref(&b, typeck);
+	pb_lit(&b, "\x1e");
+	pb_ref(&b, key);
+	ids[n++] = pb_end(&b);
+	pb_begin(&b);			/* a label of two references */
+	pb_ref(&b, ty);
+	pb_ref(&b, peck);
+	pb_lit(&b, "\x1e" "k");
+	ids[n++] = pb_end(&b);
+	pb_begin(&b);			/* an unknown id in the key */
+	pb_lit(&b, "lbl\x1e");
+	pb_ref(&b, 77);
+	ids[n++] = pb_end(&b);
+	ids[n++] = pb_str(&b, "plain");
+	pb_begin(&b);			/* the separator inside the reference */
+	pb_ref(&b, ab);
+	ids[n++] = pb_end(&b);
+	pb_begin(&b);			/* a literal running into a reference */
+	pb_lit(&b, "ab");
+	pb_ref(&b, cd);
+	pb_lit(&b, "\x1e" "k");
+	ids[n++] = pb_end(&b);
+	pb_begin(&b);			/* a reference running into a literal */
+	pb_ref(&b, x);
+	pb_lit(&b, "y\x1e" "z");
+	ids[n++] = pb_end(&b);
+	ids[n++] = pb_str(&b, "bad\tlabel");
+	ids[n++] = pb_str(&b, "ok\x1e" "bad\x7f" "arg");
+	ids[n++] = pb_str(&b, "");
+	pb_begin(&b);			/* a reference to itself */
+	pb_ref(&b, b.data.len + CONCRETE);
+	ids[n++] = pb_end(&b);
+	pb_begin(&b);			/* just a reference */
+	pb_ref(&b, typeck);
+	ids[n++] = pb_end(&b);
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < n; i++)
+			pb_interval(&b, k.generic, ids[i], 3, 1, 2);
+	file = pb_file(&b, 1 << 16, &len);
+	REQUIRE((whole = open_profile(file, len)) != NULL);
+	REQUIRE((labels = open_profile(file, len)) != NULL);
+	mmprof_reader_labels_only(labels, 1);
+	for (i = 0; i < 2 * n; i++) {
+		REQUIRE(next_ok(whole, &ev));
+		REQUIRE(next_ok(labels, &lev));
+		CHECK(lev.label.len == ev.label.len &&
+		    memcmp(lev.label.ptr, ev.label.ptr, ev.label.len) == 0);
+		CHECK_EQ_INT(lev.label_index, ev.label_index);
+		CHECK_EQ_INT(lev.nargs, 0);
+		CHECK(text_is(lev.label, expect[i % n]));
+	}
+	CHECK(mmprof_reader_next(labels, &lev) == MMPROF_EOF);
+	/* The whole reading's labels, to know what was compared. */
+	CHECK_EQ_INT(mmprof_reader_counts(whole)->unknown_ids, 2);
+	CHECK_EQ_INT(mmprof_reader_counts(whole)->bad_args, 2);
+	CHECK_EQ_INT(mmprof_reader_counts(labels)->unknown_ids, 0);
+	CHECK_EQ_INT(mmprof_reader_counts(labels)->bad_args, 0);
+	CHECK_EQ_INT(mmprof_reader_counts(labels)->bad_labels,
+	    mmprof_reader_counts(whole)->bad_labels);
+	CHECK(mmprof_reader_counts(labels)->bad_labels >= 4);
+	mmprof_reader_free(whole);
+	mmprof_reader_free(labels);
+	free(file);
+	pb_release(&b);
+}
+
 /* rustc's escape_default makes the metadata invalid JSON; read it anyway. */
 static void
 test_metadata_lenient(void)
@@ -686,7 +785,7 @@ example_stream(int copies)
 	file = example_profile(&m.len);
 	m.data = file;
 	for (i = 0; i < copies; i++)
-		CHECK(mmprof_cat(w, "test", "demo-0004242.mm_profdata", &m, 0,
+		CHECK(mmprof_cat(w, "test", "demo-0004242.mm_profdata", &m, 0, 0,
 		    no_warn) == 0);
 	CHECK(stream_writer_close(w) == 0);
 	free(file);
@@ -955,7 +1054,7 @@ test_chrome_escapes(void)
 	pb_interval(&b, k.query, pb_str(&b, "q\"1\x1e" "a\\\"b"), 3, 1000,
 	    3000);
 	m.data = pb_file(&b, 1 << 16, &m.len);
-	CHECK(mmprof_cat(w, "test", "demo-0004242.mm_profdata", &m, 0,
+	CHECK(mmprof_cat(w, "test", "demo-0004242.mm_profdata", &m, 0, 0,
 	    no_warn) == 0);
 	CHECK(stream_writer_close(w) == 0);
 	rewind(fp);
@@ -1065,6 +1164,7 @@ main(void)
 	RUN(test_index_last_wins);
 	RUN(test_bad_strings);
 	RUN(test_id_cache);
+	RUN(test_labels_only);
 	RUN(test_metadata_lenient);
 	RUN(test_metadata_surrogates);
 	RUN(test_truncated);
