@@ -912,11 +912,16 @@ mmprof_prefetch(const struct mmprof_reader *r)
 		id = load_id(r, next + k * r->event_size);
 		if (id >= r->ndense)
 			continue;
-		if (k == 2)
+		if (k == 2) {
 			PREFETCH(&c->dense[id]);
-		else if (c->dense[id] != 0 && k == 1)
+			PREFETCH(&r->dense[id]);
+		} else if (c->dense[id] != 0 && k == 1)
 			PREFETCH(&c->e[c->dense[id] - 1]);
 		else if (c->dense[id] != 0)
 			PREFETCH(c->e[c->dense[id] - 1].arg0.ptr);
+		else if (k == 1 && r->dense[id] != 0 &&
+		    r->dense[id] - 1 < r->slen)
+			/* A new id: its string, else a miss per new id. */
+			PREFETCH(r->sdata + r->dense[id] - 1);
 	}
 }
