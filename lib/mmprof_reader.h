@@ -50,6 +50,7 @@
 #define MAX_PROBLEMS	8	/* open-time problems held for next() */
 #define MEMO_TEXT_MAX	1024	/* the longest reference expansion kept */
 #define REF_SLOTS	1024	/* referenced strings remembered */
+#define LABEL_REFS	256	/* labels remembered by reference (8 bits) */
 #define IDS_TEXT_MAX	(64u << 10)	/* the longest event id text kept */
 #define IDS_FIXED	(16u << 20)	/* the id cache's memory: this, plus */
 					/* a byte a byte of the file */
@@ -119,6 +120,18 @@ struct idcache {
 	size_t bytes, limit;	/* what it takes, and may take */
 };
 
+/*
+ * For a reader of labels only: the label that an id beginning with a
+ * reference to string `ref` has, in place, with its check and number
+ * once known (mmprof_strings.c, label_fresh()).
+ */
+struct labelref {
+	uint64_t ref;
+	const char *ptr;	/* in the string data */
+	uint32_t len, index;	/* index: in labels, 0 for none */
+	uint8_t used, at_sep, checked, bad;	/* at_sep: it ends at one */
+};
+
 /* A cache of resolved kind strings: there are a handful of kinds. */
 struct kind {
 	uint64_t id;
@@ -130,6 +143,7 @@ struct mmprof_reader {
 	size_t len;
 	int drop_pages;		/* data is a file mapping we may let go of */
 	int labels_only;	/* event ids are read for their label alone */
+	struct labelref labelrefs[LABEL_REFS];
 	uint32_t version;
 	size_t id_size;		/* 4 (v8) or 8 (v9) */
 	size_t event_size;	/* 24 (v8) or 32 (v9) */

@@ -497,36 +497,20 @@ simple_runs(const struct mmprof_reader *r, uint64_t id,
 }
 
 /*
- * The label of event id `id` in place in the string data, for a reader
- * that reads labels only: the id's text up to its first separator, when
- * that lies in one literal, the id's own or the one literal of the
- * string its first reference names (rustc's "label SEP key" ids and
- * labels alone).  The key after it is never looked at, which is what
- * saves the time: most of a profile's ids are new keys.  *refs gets the
- * references followed.  Nothing is counted: any other id, or one that
- * would take the rest of the file's budget, is left to the full path,
- * which gives the same label.  @return : 1, or 0 for the full path.
+ * The label that the string `ref` gives an id whose text begins with a
+ * reference to it: its one literal up to a separator (lr->at_sep) or to
+ * its terminator, in place.  @return : 1 with *lr filled, or 0 when the
+ * string is not one literal.
  */
 static int
-label_in_place(const struct mmprof_reader *r, uint64_t id,
-    struct mmprof_text *label, uint32_t *refs)
+ref_label(const struct mmprof_reader *r, uint64_t ref, struct labelref *lr)
 {
 	const unsigned char *s = r->sdata, *sep;
-	size_t addr, at, lit, end = r->slen;
+	size_t at, lit, end = r->slen;
 
-	*refs = 0;
-	if (!mmprof_string_addr(r, id, &addr) || addr < STREAM_HEADER_LEN ||
-	    addr >= end)
+	if (!mmprof_string_addr(r, ref, &at) || at < STREAM_HEADER_LEN ||
+	    at >= end)
 		return 0;
-	at = addr;
-	if (s[addr] == STR_REF) {
-		if (end - addr < 1 + r->id_size ||
-		    !mmprof_string_addr(r, load_id(r, s + addr + 1), &at) ||
-		    at < STREAM_HEADER_LEN || at >= end)
-			return 0;
-		addr += 1 + r->id_size;
-		*refs = 1;
-	}
 	/* Look no further than the text may grow, as resolve(). */
 	lit = literal_end(s, at, end - at > MMPROF_STRING_MAX ?
 	    at + MMPROF_STRING_MAX : end);
@@ -535,12 +519,70 @@ label_in_place(const struct mmprof_reader *r, uint64_t id,
 	if ((sep = memchr(s + at, ID_SEPARATOR, lit - at)) != NULL)
 		lit = (size_t)(sep - s);
 	else if (s[lit] != STR_TERMINATOR)
-		return 0;	/* the label goes on into a reference */
-	else if (*refs == 1 && (addr == end || (s[addr] != STR_TERMINATOR &&
-	    s[addr] != ID_SEPARATOR)))
-		return 0;	/* ... or into what follows the reference */
-	label->ptr = (const char *)s + at;
-	label->len = lit - at;
+		return 0;
+	memset(lr, 0, sizeof(*lr));
+	lr->ref = ref;
+	lr->ptr = (const char *)s + at;
+	lr->len = (uint32_t)(lit - at);
+	lr->at_sep = sep != NULL;
+	lr->used = 1;
+	return 1;
+}
+
+/*
+ * The label of event id `id` in place in the string data, for a reader
+ * of labels only: the id's text up to its first separator, when that
+ * lies in one literal, the id's own or that of the string its first
+ * reference names (rustc's "label SEP key" ids, and labels alone).  The
+ * key after it is never looked at, which is what saves the time: most
+ * of a profile's ids are keys met once.  *refs gets the references
+ * followed, and *lrp the remembered label of the reference (NULL for a
+ * literal of the id's own).  Nothing is counted: any other id, or one
+ * that would take the rest of the file's budget, is left to the full
+ * path, which gives the same label.  @return : 1, or 0 for the full path.
+ */
+static int
+label_in_place(struct mmprof_reader *r, uint64_t id,
+    struct mmprof_text *label, uint32_t *refs, struct labelref **lrp)
+{
+	const unsigned char *s = r->sdata, *sep;
+	struct labelref *lr;
+	size_t addr, lit, end = r->slen;
+	uint64_t ref;
+
+	*refs = 0;
+	*lrp = NULL;
+	if (!mmprof_string_addr(r, id, &addr) || addr < STREAM_HEADER_LEN ||
+	    addr >= end)
+		return 0;
+	if (s[addr] == STR_REF) {
+		if (end - addr < 1 + r->id_size)
+			return 0;
+		ref = load_id(r, s + addr + 1);
+		lr = &r->labelrefs[(ref * 0x9e3779b97f4a7c15ULL) >> 56];
+		if ((!lr->used || lr->ref != ref) && !ref_label(r, ref, lr))
+			return 0;
+		addr += 1 + r->id_size;
+		/* A label that does not end in the string ends after it. */
+		if (!lr->at_sep && (addr == end ||
+		    (s[addr] != STR_TERMINATOR && s[addr] != ID_SEPARATOR)))
+			return 0;
+		label->ptr = lr->ptr;
+		label->len = lr->len;
+		*refs = 1;
+		*lrp = lr;
+	} else {
+		lit = literal_end(s, addr, end - addr > MMPROF_STRING_MAX ?
+		    addr + MMPROF_STRING_MAX : end);
+		if (lit == end || lit == addr)
+			return 0;
+		if ((sep = memchr(s + addr, ID_SEPARATOR, lit - addr)) != NULL)
+			lit = (size_t)(sep - s);
+		else if (s[lit] != STR_TERMINATOR)
+			return 0;	/* the label goes on into a reference */
+		label->ptr = (const char *)s + addr;
+		label->len = lit - addr;
+	}
 	return r->refs_budget > *refs && r->text_budget > label->len;
 }
 
@@ -831,6 +873,49 @@ label_index(struct mmprof_reader *r, const struct mmprof_text *label,
 }
 
 /*
+ * Labels only: the label of an id not in the cache, when it lies in
+ * place (label_in_place), checked, numbered and kept in the cache.  A
+ * label read through a reference keeps its check and number with it:
+ * rustc's ids name a few hundred labels, each with thousands of keys.
+ * @return : 1, 0 for the full path, or -1 if out of memory.
+ */
+static int
+label_fresh(struct mmprof_reader *r, struct mmprof_event *ev,
+    const struct mmprof_counts *before)
+{
+	struct mmprof_text label;
+	struct labelref *lr;
+	uint32_t refs;
+
+	if (!label_in_place(r, ev->event_id, &label, &refs, &lr))
+		return 0;
+	r->refs_budget -= refs;
+	r->text_budget -= label.len;
+	if (lr != NULL && lr->checked) {
+		ev->nargs = 0;
+		ev->label = label;
+		if (lr->bad) {
+			r->counts.bad_labels++;
+			ev->label.ptr = parse_error;
+			ev->label.len = sizeof(parse_error) - 1;
+		}
+		ev->label_index = lr->index;
+	} else {
+		take_parts(r, &label, 1, ev);
+		if (label_index(r, &ev->label, &ev->label_index) != 0)
+			return -1;
+		if (lr != NULL) {
+			lr->bad = ev->label.ptr == parse_error;
+			lr->index = ev->label_index;
+			lr->checked = 1;
+		}
+	}
+	if (label.len <= IDS_TEXT_MAX)
+		ids_add(r, ev, before);
+	return 1;
+}
+
+/*
  * Label and arguments of event `ev`'s id: from the id cache, or read in
  * place when the id is simple, else resolved; then split and kept.  A
  * text that a limit cut, or that the file's budget made "<invalid>", is
@@ -853,12 +938,8 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 		return 0;
 	}
 	before = r->counts;
-	if (r->labels_only && label_in_place(r, ev->event_id, parts, &refs)) {
-		r->refs_budget -= refs;
-		r->text_budget -= total = parts[0].len;
-		np = 1;
-		goto split;
-	}
+	if (r->labels_only && (np = label_fresh(r, ev, &before)) != 0)
+		return np < 0 ? -1 : 0;
 	if ((nruns = simple_runs(r, ev->event_id, runs, &refs)) >= 0) {
 		for (np = 0; np < nruns; np++)
 			total += runs[np].len;
@@ -875,7 +956,6 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 	}
 	if ((np = cut_parts(r, runs, nruns, parts)) < 0)
 		return -1;
-split:
 	/* Labels only: the arguments are neither checked nor counted. */
 	take_parts(r, parts, r->labels_only ? 1 : np, ev);
 	if (label_index(r, &ev->label, &ev->label_index) != 0)

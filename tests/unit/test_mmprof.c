@@ -518,8 +518,9 @@ test_labels_only(void)
 	unsigned char *file;
 	static const char *const expect[] = { "typeck", "typeck", "lbl",
 	    "plain", "a", "abcd", "xy", "<parse error>", "ok",
-	    "<parse error>", "<invalid>", "typeck" };
-	uint64_t typeck, key, ty, peck, ids[12], cd, x, ab;
+	    "<parse error>", "<invalid>", "typeck", "<parse error>",
+	    "<parse error>" };
+	uint64_t typeck, key, ty, peck, ids[14], cd, x, ab, bad;
 	size_t len, n = 0, i;
 	int round;
 
@@ -532,6 +533,7 @@ test_labels_only(void)
 	cd = pb_str(&b, "cd");
 	x = pb_str(&b, "x");
 	ab = pb_str(&b, "a\x1e" "b");
+	bad = pb_str(&b, "bad\x01");
 	pb_begin(&b);			/* rustc's label SEP key */
 	pb_ref(&b, typeck);
 	pb_lit(&b, "\x1e");
@@ -568,6 +570,13 @@ test_labels_only(void)
 	pb_begin(&b);			/* just a reference */
 	pb_ref(&b, typeck);
 	ids[n++] = pb_end(&b);
+	/* A bad label, met again through the same string with a new key. */
+	for (i = 0; i < 2; i++) {
+		pb_begin(&b);
+		pb_ref(&b, bad);
+		pb_lit(&b, i ? "\x1e" "k2" : "\x1e" "k1");
+		ids[n++] = pb_end(&b);
+	}
 	for (round = 0; round < 2; round++)
 		for (i = 0; i < n; i++)
 			pb_interval(&b, k.generic, ids[i], 3, 1, 2);
@@ -592,7 +601,7 @@ test_labels_only(void)
 	CHECK_EQ_INT(mmprof_reader_counts(labels)->bad_args, 0);
 	CHECK_EQ_INT(mmprof_reader_counts(labels)->bad_labels,
 	    mmprof_reader_counts(whole)->bad_labels);
-	CHECK(mmprof_reader_counts(labels)->bad_labels >= 4);
+	CHECK_EQ_INT(mmprof_reader_counts(labels)->bad_labels, 8);
 	mmprof_reader_free(whole);
 	mmprof_reader_free(labels);
 	free(file);
