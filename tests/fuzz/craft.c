@@ -63,6 +63,7 @@ main(int argc, char *argv[])
 	    craft_stream_strings(&b, dup_ids, texts, 2));
 	save(dir, "empty-kind.mm_profdata", &b, craft_mmprof_empty_kind(&b));
 	save(dir, "small.mm_profdata", &b, craft_mmprof_small(&b));
+	save(dir, "bad-keys.mm_profdata", &b, craft_mmprof_bad_keys(&b));
 	save(dir, "deep-refs.mm_profdata", &b,
 	    craft_mmprof_deep_refs(&b, 2000));
 	save(dir, "wide-refs.mm_profdata", &b,

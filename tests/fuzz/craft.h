@@ -374,6 +374,32 @@ craft_mmprof_small(struct buf *out)
 	return craft_profile_file(&pf, out);
 }
 
+/*
+ * Good labels with bad keys: one names a string id that has no entry,
+ * one holds a control byte.  A view of labels does not read the keys.
+ */
+static inline int
+craft_mmprof_bad_keys(struct buf *out)
+{
+	static const char json[] = "{ \"start_time\": 1795245443326890017, "
+	    "\"process_id\": 7, \"cmd\": \"rustc --crate-name x x.rs \", "
+	    "\"counter\": { \"name\": \"wall-time\" } }";
+	struct craft_profile pf;
+	uint64_t meta, query, bad, unknown, ctl;
+
+	craft_profile_init(&pf);
+	meta = craft_profile_string(&pf, json, 0, 0);
+	query = craft_profile_string(&pf, "Query", 0, 0);
+	bad = craft_profile_string(&pf, "key\x01", 0, 0);
+	unknown = craft_profile_string(&pf, "typeck\x1e", 77777, 1);
+	ctl = craft_profile_string(&pf, "typeck\x1e", bad, 1);
+	craft_profile_interval(&pf, query, unknown, 10, 20);
+	craft_profile_interval(&pf, query, ctl, 30, 45);
+	buf_put_u64(&pf.index, 100000001);	/* the metadata's id */
+	buf_put_u64(&pf.index, meta - CRAFT_CONCRETE);
+	return craft_profile_file(&pf, out);
+}
+
 /* An event whose kind string is empty. */
 static inline int
 craft_mmprof_empty_kind(struct buf *out)
