@@ -302,7 +302,7 @@ stream_reader_next(struct stream_reader *r, struct stream_record *rec)
 	len = word >> 8;
 	if (len > r->frame_len - r->pos - 4)
 		return reader_fail(r, at, "record runs past frame end");
-	memset(rec, 0, sizeof(*rec));
+	/* The parser clears the rest (reader_parse_record()). */
 	rec->type = word & 0xff;
 	rec->body = r->cur + r->pos + 4;
 	rec->body_len = len;
