@@ -20,7 +20,9 @@
 #   With a trace: the throughput figures of that trace only.
 #   BENCH_SIZE=bytes      size of the generated traces (default 1 GiB)
 #   BENCH_RUNS=n          time each command n times, keep the best
-#                         (default 1)
+#                         (default 3); the commands of a table take
+#                         turns, so that a busy moment of the machine
+#                         does not fall on one of them only
 #   BENCH_PARTS="..."     which parts to run: instructions, timing,
 #                         views (memory views beside cpu), waits
 #                         (context switches), symbols (etlsym against
@@ -36,7 +38,7 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
-runs=${BENCH_RUNS:-1}
+runs=${BENCH_RUNS:-3}
 parts=${BENCH_PARTS:-instructions timing views waits symbols measureme}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
@@ -142,30 +144,60 @@ staged() {
 	printf '%s' "$result"
 }
 
-# run NAME PIPELINE VAR: prints the time (the best of $runs), throughput
-# and peak RSS of each stage, and keeps the seconds in secs_VAR.
-run() {
-	secs=
-	i=0
-	while [ $i -lt "$runs" ]; do
-		rm -f "$out"/rss.*
-		start=$(date +%s.%N)
-		sh -c "$(staged "$2")" >/dev/null 2>"$out/err" ||
-		    echo "bench: $1 failed: $(head -c 200 "$out/err")" >&2
-		end=$(date +%s.%N)
-		secs=$(awk -v a="$start" -v b="$end" -v best="$secs" 'BEGIN {
-			t = b - a
-			if (best != "" && best < t) t = best
-			printf "%.3f", t }')
-		i=$((i + 1))
-	done
-	rss=$(cat "$out"/rss.* 2>/dev/null |
+# want NAME PIPELINE VAR: a row for rows() to time.
+want() {
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/rows"
+}
+
+# once PIPELINE VAR: times PIPELINE once; keeps the least time in
+# secs_VAR and the peak RSS of its stages in that run in rss_VAR.
+once() {
+	rm -f "$out"/rss.*
+	start=$(date +%s.%N)
+	sh -c "$(staged "$1")" >/dev/null 2>"$out/err" </dev/null ||
+	    echo "bench: $1 failed: $(head -c 200 "$out/err")" >&2
+	end=$(date +%s.%N)
+	t=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	r=$(cat "$out"/rss.* 2>/dev/null |
 	    awk '{ printf "%s%d", (NR > 1 ? "+" : ""), $2 / 1024 }')
 	rm -f "$out"/rss.*
-	printf '%-58s %8s s %9.1f MB/s %12s MB\n' "$1" "$secs" \
-	    "$(awk -v b="$bytes" -v s="$secs" 'BEGIN { print b / 1e6 / s }')" \
-	    "${rss:-n/a}"
-	eval "secs_$3=$secs"
+	eval "best=\${secs_$2:-}"
+	if [ -z "$best" ] ||
+	    awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then
+		eval "secs_$2=\$t rss_$2=\$r"
+	fi
+}
+
+# rows: times the rows wanted, each once a round for $runs rounds and
+# the rows in turn, so that a busy moment of the machine falls on all of
+# them alike, not on one command's runs; then prints each row: the best
+# time, the throughput of $bytes and the peak RSS of each stage, and
+# keeps the seconds in secs_VAR.
+rows() {
+	tab=$(printf '\t')
+	while IFS=$tab read -r name cmd var; do
+		eval "secs_$var="
+	done <"$out/rows"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		while IFS=$tab read -r name cmd var; do
+			once "$cmd" "$var"
+		done <"$out/rows"
+		i=$((i + 1))
+	done
+	while IFS=$tab read -r name cmd var; do
+		eval "secs=\$secs_$var rss=\$rss_$var"
+		printf '%-58s %8s s %9.1f MB/s %12s MB\n' "$name" "$secs" \
+		    "$(awk -v b="$bytes" -v s="$secs" 'BEGIN { print b / 1e6 / s }')" \
+		    "${rss:-n/a}"
+	done <"$out/rows"
+	rm -f "$out/rows"
+}
+
+# run NAME PIPELINE VAR: one row alone.
+run() {
+	want "$@"
+	rows
 }
 
 # ratio NAME SECS TARGET: NAME's time against zstd -1's, and the target
@@ -190,19 +222,20 @@ timing_of() {
 	ev=$(events "$trace")
 	echo "trace: $trace, $mb MB, $ev events"
 	printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
-	run "cat" "cat '$trace'" cat
-	run "zstd -1" "zstd -1 -q -c '$trace'" zstd
-	run "etlcat" "etlcat -q '$trace'" etlcat
-	run "etlcat on one thread (ETL_THREADS=1)" \
+	want "cat" "cat '$trace'" cat
+	want "zstd -1" "zstd -1 -q -c '$trace'" zstd
+	want "etlcat" "etlcat -q '$trace'" etlcat
+	want "etlcat on one thread (ETL_THREADS=1)" \
 	    "env ETL_THREADS=1 etlcat -q '$trace'" etlcat1
-	run "etlcat | etlagg stats | etlreport -f csv" \
+	want "etlcat | etlagg stats | etlreport -f csv" \
 	    "etlcat -q '$trace' | etlagg stats | etlreport -f csv" stats
-	run "etlcat | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
+	want "etlcat | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
 	    "etlcat -q '$trace' | etlfilter $filter_args | etlagg $agg_args | etlreport $report_args" \
 	    cpu
-	run "etlfilter TRACE | etlagg $agg_args | etlreport $report_args" \
+	want "etlfilter TRACE | etlagg $agg_args | etlreport $report_args" \
 	    "etlfilter $filter_args '$trace' | etlagg $agg_args | etlreport $report_args" \
 	    cpu3
+	rows
 	awk -v e="$ev" -v a="$secs_etlcat" 'BEGIN {
 		printf "etlcat: %.2f M events/s\n", e / a / 1e6 }'
 	ratio etlcat "$secs_etlcat" "$2"
@@ -412,23 +445,24 @@ measureme_of() {
 	printf '%-58s %10s %14s %13s\n' command time throughput "peak RSS"
 	mkdir -p "$out/mm"
 	cd "$out/mm" || return 1
-	run "summarize summarize" "'$(mm summarize)' summarize '$prefix'" \
+	want "summarize summarize" "'$(mm summarize)' summarize '$prefix'" \
 	    mm_sum
-	run "etlagg queries | etlreport" \
+	want "etlagg queries | etlreport" \
 	    "etlagg queries '$p' | etlreport" mm_q
-	run "etlcat | etlagg queries | etlreport" \
+	want "etlcat | etlagg queries | etlreport" \
 	    "etlcat -q '$p' | etlagg queries | etlreport" mm_qp
-	run "stack_collapse" "'$(mm stack_collapse)' '$p'" mm_sc
-	run "etlreport -f folded" "etlreport -f folded -o q.folded '$p'" mm_f
-	run "etlagg querystacks | etlreport -f folded" \
+	want "stack_collapse" "'$(mm stack_collapse)' '$p'" mm_sc
+	want "etlreport -f folded" "etlreport -f folded -o q.folded '$p'" mm_f
+	want "etlagg querystacks | etlreport -f folded" \
 	    "etlagg querystacks '$p' | etlreport -f folded -o q.folded" mm_fq
-	run "etlcat | etlagg querystacks | etlreport -f folded" \
+	want "etlcat | etlagg querystacks | etlreport -f folded" \
 	    "etlcat -q '$p' | etlagg querystacks | etlreport -f folded -o q.folded" \
 	    mm_fp
-	run "crox" "'$(mm crox)' '$p'" mm_crox
-	run "etlreport -f chrome" "etlreport -f chrome -o q.json '$p'" mm_c
-	run "etlcat | etlreport -f chrome" \
+	want "crox" "'$(mm crox)' '$p'" mm_crox
+	want "etlreport -f chrome" "etlreport -f chrome -o q.json '$p'" mm_c
+	want "etlcat | etlreport -f chrome" \
 	    "etlcat -q '$p' | etlreport -f chrome -o q.json" mm_cp
+	rows
 	cd "$top" || return 1
 	rm -rf "$out/mm"
 	# The targets are for the tools given the profile, which decode it
