@@ -497,21 +497,18 @@ simple_runs(const struct mmprof_reader *r, uint64_t id,
 }
 
 /*
- * The label that the string `ref` gives an id whose text begins with a
- * reference to it: its one literal up to a separator (lr->at_sep) or to
- * its terminator, in place.  @return : 1 with *lr filled, or 0 when the
- * string is not one literal.
+ * The label that begins at s[at] when it lies in the one literal there:
+ * up to a separator (*at_sep 1) or to the terminator (0), and not into
+ * a reference.  The look goes no further than the text may grow, as in
+ * resolve().  @return : 1 with *len, or 0.
  */
 static int
-ref_label(const struct mmprof_reader *r, uint64_t ref, struct labelref *lr)
+literal_label(const struct mmprof_reader *r, size_t at, size_t *len,
+    int *at_sep)
 {
 	const unsigned char *s = r->sdata, *sep;
-	size_t at, lit, end = r->slen;
+	size_t lit, end = r->slen;
 
-	if (!mmprof_string_addr(r, ref, &at) || at < STREAM_HEADER_LEN ||
-	    at >= end)
-		return 0;
-	/* Look no further than the text may grow, as resolve(). */
 	lit = literal_end(s, at, end - at > MMPROF_STRING_MAX ?
 	    at + MMPROF_STRING_MAX : end);
 	if (lit == end || lit == at)
@@ -520,11 +517,26 @@ ref_label(const struct mmprof_reader *r, uint64_t ref, struct labelref *lr)
 		lit = (size_t)(sep - s);
 	else if (s[lit] != STR_TERMINATOR)
 		return 0;
+	*len = lit - at;
+	*at_sep = sep != NULL;
+	return 1;
+}
+
+/* The label that string `ref` gives the ids that begin with it; 0, 1. */
+static int
+ref_label(const struct mmprof_reader *r, uint64_t ref, struct labelref *lr)
+{
+	size_t at, len;
+	int at_sep;
+
+	if (!mmprof_string_addr(r, ref, &at) || at < STREAM_HEADER_LEN ||
+	    at >= r->slen || !literal_label(r, at, &len, &at_sep))
+		return 0;
 	memset(lr, 0, sizeof(*lr));
 	lr->ref = ref;
-	lr->ptr = (const char *)s + at;
-	lr->len = (uint32_t)(lit - at);
-	lr->at_sep = sep != NULL;
+	lr->ptr = (const char *)r->sdata + at;
+	lr->len = (uint32_t)len;
+	lr->at_sep = (uint8_t)at_sep;
 	lr->used = 1;
 	return 1;
 }
@@ -545,10 +557,11 @@ static int
 label_in_place(struct mmprof_reader *r, uint64_t id,
     struct mmprof_text *label, uint32_t *refs, struct labelref **lrp)
 {
-	const unsigned char *s = r->sdata, *sep;
+	const unsigned char *s = r->sdata;
 	struct labelref *lr;
-	size_t addr, lit, end = r->slen;
+	size_t addr, end = r->slen;
 	uint64_t ref;
+	int at_sep;
 
 	*refs = 0;
 	*lrp = NULL;
@@ -572,16 +585,9 @@ label_in_place(struct mmprof_reader *r, uint64_t id,
 		*refs = 1;
 		*lrp = lr;
 	} else {
-		lit = literal_end(s, addr, end - addr > MMPROF_STRING_MAX ?
-		    addr + MMPROF_STRING_MAX : end);
-		if (lit == end || lit == addr)
+		if (!literal_label(r, addr, &label->len, &at_sep))
 			return 0;
-		if ((sep = memchr(s + addr, ID_SEPARATOR, lit - addr)) != NULL)
-			lit = (size_t)(sep - s);
-		else if (s[lit] != STR_TERMINATOR)
-			return 0;	/* the label goes on into a reference */
 		label->ptr = (const char *)s + addr;
-		label->len = lit - addr;
 	}
 	return r->refs_budget > *refs && r->text_budget > label->len;
 }

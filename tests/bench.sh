@@ -157,7 +157,7 @@ once() {
 	sh -c "$(staged "$1")" >/dev/null 2>"$out/err" </dev/null ||
 	    echo "bench: $1 failed: $(head -c 200 "$out/err")" >&2
 	end=$(date +%s.%N)
-	t=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	t=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')
 	r=$(cat "$out"/rss.* 2>/dev/null |
 	    awk '{ printf "%s%d", (NR > 1 ? "+" : ""), $2 / 1024 }')
 	rm -f "$out"/rss.*
