@@ -111,11 +111,6 @@ etl_reader_threads(struct etl_reader *r, int on)
 }
 
 /*
- * Parses the event header at p (section 3.1 to 3.9) into *ev.
- * @return : the event's size (before alignment), 0 for the end-of-data
- *	marker, or -1 if the header is not one we know or lies about its size.
- */
-/*
  * Clears what a header sets, field by field, which compilers store a
  * word or a vector at a time: a memset() of the same 104 bytes became a
  * `rep stos`, 5 to 8 ns here against 1.7 ns for the stores, once for
@@ -144,6 +139,11 @@ clear_event(struct etl_event *ev)
 	ev->payload_len = 0;
 }
 
+/*
+ * Parses the event header at p (section 3.1 to 3.9) into *ev.
+ * @return : the event's size (before alignment), 0 for the end-of-data
+ *	marker, or -1 if the header is not one we know or lies about its size.
+ */
 long
 etl_parse_event(const unsigned char *p, size_t avail, struct etl_event *ev)
 {

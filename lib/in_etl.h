@@ -48,6 +48,7 @@ enum etl_hdr {
 
 #define ETL_NO_ID 0xffffffffu	/* pid or tid the header does not carry */
 
+/* A field added before `offset` is cleared in clear_event() too (in_etl.c). */
 struct etl_event {
 	enum etl_hdr hdr;
 	uint8_t header_type;	/* the marker's type byte (0x01 ... 0x15) */
