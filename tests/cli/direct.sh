@@ -152,7 +152,9 @@ failed_with "direct not from stdin" 'not an event stream'
 etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
 etlagg stats "$tmp/sample.st" >"$tmp/want" 2>/dev/null
 if mkfifo "$tmp/fifo" 2>/dev/null; then
-	cat "$tmp/sample.st" >"$tmp/fifo" &
+	# The writer opens the FIFO under timeout: a tool that fails
+	# before opening it must not leave the test waiting for ever.
+	timeout 60 sh -c 'cat "$1" >"$2"' sh "$tmp/sample.st" "$tmp/fifo" &
 	etlagg stats "$tmp/fifo" >"$tmp/got" 2>"$tmp/err"
 	st=$?
 	wait
