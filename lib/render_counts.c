@@ -160,6 +160,8 @@ counts_close(struct render *rd)
 }
 
 const struct render_ops render_counts_ops = {
+	/* A profile's queries are drawn by label. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.open = counts_open,
 	.record = counts_record,
 	.close = counts_close,

@@ -567,6 +567,8 @@ html_close(struct render *rd)
 }
 
 const struct render_ops render_html_ops = {
+	/* A profile's queries are drawn by label. */
+	.reader_flags = STREAM_QUERY_LABELS,
 	.open = html_open,
 	.record = html_record,
 	.close = html_close,

@@ -67,6 +67,8 @@ profile() {
 	like "direct etlagg queries $1" "$2" etlagg queries
 	like "direct etlreport chrome $1" "$2" etlreport -f chrome
 	like "direct etlagg querystacks $1" "$2" etlagg querystacks
+	like "direct etlreport counts $1" "$2" etlreport -f counts
+	like "direct etlreport html $1" "$2" etlreport -f html
 }
 
 # labels_only FILE: a view of labels reads a profile's ids for their
