@@ -665,6 +665,15 @@ cut_parts(struct mmprof_reader *r, const struct mmprof_text *runs, int nruns,
 	return np + 1;
 }
 
+/* A label that is not text reads "<parse error>", counted (5). */
+static void
+bad_label(struct mmprof_reader *r, struct mmprof_event *ev)
+{
+	r->counts.bad_labels++;
+	ev->label.ptr = parse_error;
+	ev->label.len = sizeof(parse_error) - 1;
+}
+
 /* Label and arguments from the parts, as measureme splits an id (5). */
 static void
 take_parts(struct mmprof_reader *r, const struct mmprof_text *parts, int np,
@@ -675,9 +684,7 @@ take_parts(struct mmprof_reader *r, const struct mmprof_text *parts, int np,
 	ev->nargs = 0;
 	ev->label = parts[0];
 	if (!text_ok(parts[0].ptr, parts[0].len)) {
-		r->counts.bad_labels++;
-		ev->label.ptr = parse_error;
-		ev->label.len = sizeof(parse_error) - 1;
+		bad_label(r, ev);
 		return;
 	}
 	for (i = 1; i < np; i++) {
@@ -900,11 +907,8 @@ label_fresh(struct mmprof_reader *r, struct mmprof_event *ev,
 	if (lr != NULL && lr->checked) {
 		ev->nargs = 0;
 		ev->label = label;
-		if (lr->bad) {
-			r->counts.bad_labels++;
-			ev->label.ptr = parse_error;
-			ev->label.len = sizeof(parse_error) - 1;
-		}
+		if (lr->bad)
+			bad_label(r, ev);
 		ev->label_index = lr->index;
 	} else {
 		take_parts(r, &label, 1, ev);
@@ -937,15 +941,15 @@ mmprof_event_id_text(struct mmprof_reader *r, struct mmprof_event *ev)
 	uint64_t hits = r->limit_hits;
 	uint32_t refs;
 	size_t total = 0;
-	int nruns, np;
+	int nruns, np, rc;
 
 	if (t != NULL) {
 		ids_use(r, t, ev);
 		return 0;
 	}
 	before = r->counts;
-	if (r->labels_only && (np = label_fresh(r, ev, &before)) != 0)
-		return np < 0 ? -1 : 0;
+	if (r->labels_only && (rc = label_fresh(r, ev, &before)) != 0)
+		return rc < 0 ? -1 : 0;
 	if ((nruns = simple_runs(r, ev->event_id, runs, &refs)) >= 0) {
 		for (np = 0; np < nruns; np++)
 			total += runs[np].len;

@@ -303,6 +303,19 @@ craft_profile_string(struct craft_profile *pf, const char *s, uint64_t ref,
 	return id;
 }
 
+/* The metadata string of a rustc process, under its virtual id. */
+static inline void
+craft_profile_metadata(struct craft_profile *pf)
+{
+	static const char json[] = "{ \"start_time\": 1795245443326890017, "
+	    "\"process_id\": 7, \"cmd\": \"rustc --crate-name x x.rs \", "
+	    "\"counter\": { \"name\": \"wall-time\" } }";
+	uint64_t meta = craft_profile_string(pf, json, 0, 0);
+
+	buf_put_u64(&pf->index, 100000001);	/* the metadata's id */
+	buf_put_u64(&pf->index, meta - CRAFT_CONCRETE);
+}
+
 static inline void
 craft_profile_interval(struct craft_profile *pf, uint64_t kind, uint64_t id,
     uint32_t start, uint32_t end)
@@ -343,15 +356,12 @@ craft_profile_file(struct craft_profile *pf, struct buf *out)
 static inline int
 craft_mmprof_small(struct buf *out)
 {
-	static const char json[] = "{ \"start_time\": 1795245443326890017, "
-	    "\"process_id\": 7, \"cmd\": \"rustc --crate-name x x.rs \", "
-	    "\"counter\": { \"name\": \"wall-time\" } }";
 	struct craft_profile pf;
-	uint64_t meta, query, hit, size, arg, label;
+	uint64_t query, hit, size, arg, label;
 	unsigned char *p;
 
 	craft_profile_init(&pf);
-	meta = craft_profile_string(&pf, json, 0, 0);
+	craft_profile_metadata(&pf);
 	query = craft_profile_string(&pf, "Query", 0, 0);
 	hit = craft_profile_string(&pf, "QueryCacheHit", 0, 0);
 	size = craft_profile_string(&pf, "ArtifactSize", 0, 0);
@@ -369,8 +379,6 @@ craft_mmprof_small(struct buf *out)
 		craft_le32(p - 8, 0xfffffffe);	/* an integer */
 		craft_le32(p - 4, 0xffff);
 	}
-	buf_put_u64(&pf.index, 100000001);	/* the metadata's id */
-	buf_put_u64(&pf.index, meta - CRAFT_CONCRETE);
 	return craft_profile_file(&pf, out);
 }
 
@@ -381,22 +389,17 @@ craft_mmprof_small(struct buf *out)
 static inline int
 craft_mmprof_bad_keys(struct buf *out)
 {
-	static const char json[] = "{ \"start_time\": 1795245443326890017, "
-	    "\"process_id\": 7, \"cmd\": \"rustc --crate-name x x.rs \", "
-	    "\"counter\": { \"name\": \"wall-time\" } }";
 	struct craft_profile pf;
-	uint64_t meta, query, bad, unknown, ctl;
+	uint64_t query, bad, unknown, ctl;
 
 	craft_profile_init(&pf);
-	meta = craft_profile_string(&pf, json, 0, 0);
+	craft_profile_metadata(&pf);
 	query = craft_profile_string(&pf, "Query", 0, 0);
 	bad = craft_profile_string(&pf, "key\x01", 0, 0);
 	unknown = craft_profile_string(&pf, "typeck\x1e", 77777, 1);
 	ctl = craft_profile_string(&pf, "typeck\x1e", bad, 1);
 	craft_profile_interval(&pf, query, unknown, 10, 20);
 	craft_profile_interval(&pf, query, ctl, 30, 45);
-	buf_put_u64(&pf.index, 100000001);	/* the metadata's id */
-	buf_put_u64(&pf.index, meta - CRAFT_CONCRETE);
 	return craft_profile_file(&pf, out);
 }
 
