@@ -612,6 +612,214 @@ test_hostile(void)
 	free(out);
 }
 
+/*
+ * The spec's decoder a byte at a time, with the library's rules for
+ * failing: where it fails (*err_at) and what it returns must be the
+ * same, whichever path of the library took the item.
+ */
+static long
+reference_decode(const unsigned char *in, size_t in_len, unsigned char *out,
+    size_t out_len, size_t *err_at)
+{
+	size_t ip = 0, op = 0, half = 0, at, tok, offset, len, i;
+	int have_half = 0;
+	uint32_t flags = 0;
+	unsigned nflags = 0, nib;
+
+	while (op < out_len) {
+		if (nflags == 0) {
+			if (in_len - ip < 4)
+				goto fail_here;
+			flags = get32(in + ip);
+			ip += 4;
+			nflags = 32;
+		}
+		nflags--;
+		if (!(flags >> nflags & 1)) {
+			if (ip == in_len)
+				goto fail_here;
+			out[op++] = in[ip++];
+			continue;
+		}
+		at = tok = ip;
+		if (in_len - ip < 2)
+			goto fail_at;
+		offset = (get16(in + ip) >> 3) + 1;
+		len = get16(in + ip) & 7;
+		ip += 2;
+		if (len == 7) {
+			if (have_half) {
+				nib = in[half] >> 4;
+				have_half = 0;
+			} else {
+				if (ip == in_len)
+					goto fail_here;
+				nib = in[ip] & 15;
+				half = ip++;
+				have_half = 1;
+			}
+			len = 7 + nib;
+			if (nib == 15) {
+				if (ip == in_len)
+					goto fail_here;
+				len = 22 + in[ip++];
+				if (len == 22 + 255) {
+					at = ip;
+					if (in_len - ip < 2)
+						goto fail_at;
+					len = get16(in + ip);
+					ip += 2;
+					if (len == 0) {
+						at = ip;
+						if (in_len - ip < 4)
+							goto fail_at;
+						len = get32(in + ip);
+						ip += 4;
+					}
+					if (len < 22)
+						goto fail_at;
+				}
+			}
+		}
+		len += 3;
+		if (offset > op) {
+			at = tok;
+			goto fail_at;
+		}
+		for (i = 0; i < len && op < out_len; i++, op++)
+			out[op] = out[op - offset];
+	}
+	return (long)op;
+fail_here:
+	at = ip;
+fail_at:
+	*err_at = at;
+	return -1;
+}
+
+/* A stream of random items: every offset up to 40, every length form. */
+static size_t
+random_items(unsigned char *z, size_t cap, size_t *out_len)
+{
+	size_t n = 0, flagp = 0, out = 0, half = 0, len, offset;
+	unsigned nflags = 32, k;
+	uint32_t flags = 0;
+	int have_half = 0;
+
+	while (n + 16 < cap) {
+		if (nflags == 32) {
+			if (n > 0)
+				put32(z + flagp, flags);
+			flagp = n;
+			n += 4;
+			flags = 0;
+			nflags = 0;
+		}
+		flags <<= 1;
+		nflags++;
+		if (out == 0 || rng() % 3 == 0) {
+			for (k = 1 + rng() % 40; k > 0 && nflags < 32; k--) {
+				z[n++] = (unsigned char)rng();
+				out++;
+				if (k > 1) {
+					flags <<= 1;
+					nflags++;
+				}
+			}
+			if (k > 0) {
+				z[n++] = (unsigned char)rng();
+				out++;
+			}
+			continue;
+		}
+		flags |= 1;
+		offset = 1 + rng() % (out < 40 ? out : 40);
+		switch (rng() % 8) {
+		case 0: len = 3 + rng() % 7; break;
+		case 1: len = 10 + rng() % 15; break;
+		case 2: len = 25 + rng() % 255; break;
+		case 3: len = 280 + rng() % 700; break;
+		default: len = 3 + rng() % 30; break;
+		}
+		z[n++] = (unsigned char)((offset - 1) << 3 |
+		    (len - 3 < 7 ? len - 3 : 7));
+		z[n++] = (unsigned char)((offset - 1) >> 5);
+		if (len - 3 >= 7) {
+			unsigned nibble = len - 10 < 15 ? (unsigned)(len - 10) : 15;
+
+			if (have_half) {
+				z[half] |= (unsigned char)(nibble << 4);
+				have_half = 0;
+			} else {
+				half = n;
+				z[n++] = (unsigned char)nibble;
+				have_half = 1;
+			}
+			if (nibble == 15 && len - 25 < 255)
+				z[n++] = (unsigned char)(len - 25);
+			else if (nibble == 15) {
+				z[n++] = 255;
+				z[n++] = (unsigned char)((len - 3) & 0xff);
+				z[n++] = (unsigned char)((len - 3) >> 8);
+			}
+		}
+		out += len;
+	}
+	put32(z + flagp, flags << (32 - nflags));
+	*out_len = out;
+	return n;
+}
+
+/* Decodes `z` both ways into `out_len` bytes; they must agree. */
+static void
+agree(const unsigned char *z, size_t zlen, size_t out_len)
+{
+	unsigned char *a = malloc(out_len + 1), *b = malloc(out_len + 1);
+	size_t ea = (size_t)-1, eb = (size_t)-2;
+	long ga, gb;
+
+	ga = lzxpress_decompress(z, zlen, a, out_len, &ea);
+	gb = reference_decode(z, zlen, b, out_len, &eb);
+	CHECK_EQ_INT(ga, gb);
+	if (ga >= 0 && ga == gb)
+		CHECK(memcmp(a, b, (size_t)ga) == 0);
+	if (ga < 0 && gb < 0)
+		CHECK_EQ_INT(ea, eb);
+	free(a);
+	free(b);
+}
+
+/*
+ * Long streams take the decoder's fast path, which copies whole words
+ * past a match's end and leaves an item near a bound, or a bad one, to
+ * the careful path: cut at every output length near the end, truncated,
+ * and with bits flipped, it must agree with the byte-at-a-time decoder.
+ */
+static void
+test_fast_path(void)
+{
+	unsigned char *z = malloc(4096), *bad = malloc(4096);
+	size_t zlen, full, cut, i;
+	int round, j;
+
+	for (round = 0; round < 200; round++) {
+		rng_state = 0x51ed2701ULL + (uint64_t)round;
+		zlen = random_items(z, 1000 + rng() % 3000, &full);
+		agree(z, zlen, full);
+		for (cut = full > 80 ? full - 80 : 0; cut <= full; cut++)
+			agree(z, zlen, cut);
+		for (i = zlen > 40 ? zlen - 40 : 0; i < zlen; i++)
+			agree(z, i, full);
+		for (j = 0; j < 20; j++) {
+			memcpy(bad, z, zlen);
+			bad[rng() % zlen] ^= (unsigned char)(1 << rng() % 8);
+			agree(bad, zlen, full);
+		}
+	}
+	free(z);
+	free(bad);
+}
+
 /* Kernel headers keep the event size at +4, the others at +0. */
 static int
 size_at_4(uint32_t marker)
@@ -763,6 +971,7 @@ main(void)
 	RUN(test_truncated);
 	RUN(test_corrupt);
 	RUN(test_hostile);
+	RUN(test_fast_path);
 	RUN(test_corpus_x64);
 	RUN(test_corpus_others);
 	HARNESS_EXIT();
