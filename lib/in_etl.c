@@ -35,7 +35,13 @@
 #define MAX_RATIO	64u
 #define RATIO_SLACK	4096u
 #define PEEK_LEN	256		/* bytes decompressed to find a time */
-#define INDEX_WINDOW	4096		/* bytes read of a buffer to index it */
+/*
+ * Bytes read of a buffer to index it: the header and what its first time
+ * depends on, which for a compressed buffer is at most 288 bytes of
+ * LZ77 for PEEK_LEN bytes out.  Reading 4 KiB took a quarter longer
+ * (0.13 against 0.10 s for the 81 k buffers of a 1 GiB trace).
+ */
+#define INDEX_WINDOW	1024
 #define MAX_WNODE	0x10000		/* an event is at most 64 KiB (3.9) */
 #define DROP_STEP	(16u << 20)	/* mapped bytes let go of at once */
 
