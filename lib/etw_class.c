@@ -11,12 +11,19 @@
 #include "etw_state.h"
 #include "value.h"
 
+/*
+ * Hashed and compared as bytes, so every byte is a member: an initializer
+ * zeroes members it does not name, but not padding, which held whatever
+ * the stack did and made one class two (a clang build, fuzz_etl).
+ */
 struct class_key {
 	unsigned char guid[16];
 	int32_t hook, event_id;
 	uint8_t version, opcode, level, pad;
-	uint16_t task;
+	uint16_t task, pad2;
 };
+_Static_assert(sizeof(struct class_key) == 16 + 4 + 4 + 4 + 2 + 2,
+    "a class key has no padding");
 
 static int
 grow_class_counts(struct etw_decoder *d, uint32_t id)
