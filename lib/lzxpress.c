@@ -123,6 +123,26 @@ read_long_length(struct lzx_reader *r, uint64_t *len)
 }
 
 /*
+ * Starts a match whose offset is under 8.  The output repeats with the
+ * period `offset`, so also with the first multiple of it that is 8 or
+ * more: its first bytes (n at most) are copied one at a time, and past
+ * them words can be copied from that far back.
+ * @return : that period.
+ */
+static size_t
+widen_period(unsigned char *op, size_t offset, size_t n)
+{
+	const unsigned char *from = op - offset;
+	size_t period, i;
+
+	for (period = offset; period < 8; period += offset)
+		;
+	for (i = 0; i < period && i < n; i++)
+		op[i] = from[i];
+	return period;
+}
+
+/*
  * Copies `n` bytes from `offset` back.  When source and destination
  * overlap each byte must see the ones just written: 8 bytes at a time
  * do when the offset is at least 8 (each word's source is written
@@ -150,17 +170,9 @@ copy_match(unsigned char *op, const unsigned char *oend, size_t offset,
 		return;
 	}
 	if (offset < 8) {
-		/*
-		 * The output repeats with the period `offset`, so also with
-		 * the first multiple of it that is 8 or more: past that many
-		 * bytes, words can be copied from that far back.
-		 */
-		size_t period = offset;
+		size_t period = widen_period(op, offset, n);
 
-		while (period < 8)
-			period += offset;
-		for (; i < period && i < n; i++)
-			op[i] = from[i];
+		i = period < n ? period : n;
 		from = op - period;
 	}
 	for (; i + 8 <= n; i += 8)
@@ -243,7 +255,7 @@ wild_match(unsigned char *op, size_t offset, size_t n)
 {
 	const unsigned char *from = op - offset;
 	unsigned char *end = op + n;
-	size_t i, period;
+	size_t period;
 
 	if (offset >= 16) {
 		do {
@@ -258,11 +270,8 @@ wild_match(unsigned char *op, size_t offset, size_t n)
 			memset(op, *from, n);
 			return;
 		}
-		for (period = offset; period < 8; period += offset)
-			;
-		for (i = 0; i < period && i < n; i++)
-			op[i] = from[i];
-		op += i;
+		period = widen_period(op, offset, n);
+		op += period < n ? period : n;
 		from = op - period;
 	}
 	while (op < end) {

@@ -718,17 +718,14 @@ random_items(unsigned char *z, size_t cap, size_t *out_len)
 		flags <<= 1;
 		nflags++;
 		if (out == 0 || rng() % 3 == 0) {
-			for (k = 1 + rng() % 40; k > 0 && nflags < 32; k--) {
+			/* Up to 40 literals, cut where the flag word ends. */
+			for (k = 1 + rng() % 40;;) {
 				z[n++] = (unsigned char)rng();
 				out++;
-				if (k > 1) {
-					flags <<= 1;
-					nflags++;
-				}
-			}
-			if (k > 0) {
-				z[n++] = (unsigned char)rng();
-				out++;
+				if (--k == 0 || nflags == 32)
+					break;
+				flags <<= 1;
+				nflags++;
 			}
 			continue;
 		}
