@@ -1187,6 +1187,10 @@ v0(struct dm *d, const char *s, size_t n)
  * then stays raw.
  */
 struct ms {
+	/*
+	 * The next letter; it never moves past the name's NUL, since the
+	 * callers of a part that fails still look at *p once.
+	 */
 	const char *p;
 	struct buf *out;
 	int bad, depth;
@@ -1286,10 +1290,11 @@ ms_number(struct ms *m)
 	else {
 		while (*m->p >= 'A' && *m->p <= 'P' && n++ < 16)
 			v = v * 16 + (uint64_t)(*m->p++ - 'A');
-		if (*m->p++ != '@') {
+		if (*m->p != '@') {
 			m->bad = 1;
 			return;
 		}
+		m->p++;
 	}
 	snprintf(tmp, sizeof(tmp), "%s%llu", neg ? "-" : "",
 	    (unsigned long long)v);
@@ -1308,11 +1313,12 @@ ms_indirect(struct ms *m, struct ms_names *args, struct ms_names *names,
 
 	while (*m->p == 'E' || *m->p == 'F' || *m->p == 'I')
 		m->p++;		/* __ptr64, __unaligned, __restrict */
-	cv = *m->p++;
+	cv = *m->p;
 	if (cv < 'A' || cv > 'D') {
 		m->bad = 1;
 		return;
 	}
+	m->p++;
 	ms_type(m, args, names);
 	if (cv == 'B' || cv == 'D')
 		ms_puts(m, " const");

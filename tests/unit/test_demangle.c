@@ -159,11 +159,41 @@ test_hostile(void)
 	buf_release(&out);
 }
 
+/*
+ * MSVC names cut short inside a pointer's cv letter or a number's `@`:
+ * each is refused, and read from a heap copy of its own size, so that
+ * check-asan sees a read past its NUL (one such read overflowed a
+ * fuzzer's buffer by a byte).
+ */
+static void
+test_msvc_cut(void)
+{
+	static const char *const cut[] = {
+		"?a@?$b@PE", "?a@?$b@P", "?a@?$b@$0A", "?a@?$b@$0?B",
+		"?a@?$b@?$c@PE", "?a@?$b@AE", "?a@?$b@$$QE",
+	};
+	struct buf out = { 0 };
+	size_t i, n;
+	char *copy;
+
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		n = strlen(cut[i]) + 1;
+		if ((copy = malloc(n)) == NULL)
+			abort();
+		memcpy(copy, cut[i], n);
+		out.len = 0;
+		CHECK_EQ_INT(sym_demangle(copy, 0, &out), 0);
+		free(copy);
+	}
+	buf_release(&out);
+}
+
 int
 main(void)
 {
 	RUN(test_rust_vectors);
 	RUN(test_display);
 	RUN(test_hostile);
+	RUN(test_msvc_cut);
 	HARNESS_EXIT();
 }
