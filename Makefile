@@ -47,7 +47,9 @@ Q = @
 endif
 
 TOOLS      := etlcat etlsym etlagg etlreport etlfilter
-LIB_SRC    := $(sort $(wildcard lib/*.c))
+# lib/ is a folder a stage (lib/README.md); every object keeps its path.
+LIB_SRC    := $(sort $(wildcard lib/*/*.c))
+LIB_HDR    := $(wildcard lib/*/*.h)
 LIB_OBJ    := $(LIB_SRC:lib/%.c=build/lib/%.o)
 TOOL_BIN   := $(TOOLS:%=bin/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -74,7 +76,7 @@ ALL_CFLAGS = $(CPPFLAGS) $(MOREFLAGS) $(CFLAGS)
 
 all: $(TOOL_BIN) $(SYNTH_BIN)
 
-build/lib/%.o: lib/%.c lib/*.h
+build/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -127,7 +129,7 @@ build/fuzz/regress/%: tests/fuzz/%.c tests/fuzz/regression_driver.c \
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< \
 	    tests/fuzz/regression_driver.c build/libetl.a $(LDLIBS)
 
-build/fuzz/obj/%.o: lib/%.c lib/*.h
+build/fuzz/obj/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(MOREFLAGS) $(FUZZ_FLAGS) \
@@ -199,7 +201,8 @@ WIN_CFLAGS   ?= -O2
 WIN_DIR      := build-windows
 WIN_DEPS     := $(WIN_DIR)/deps
 WIN_EXTRA_etlsym ?= curl mspack
-WIN_LIB_EXCLUDE  ?= lib/sym_download.c lib/sym_path.c
+WIN_LIB_EXCLUDE  ?= lib/sym/sym_download.c lib/sym/sym_open.c \
+                    lib/sym/sym_path.c
 WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
                 -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
 WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)
@@ -221,15 +224,15 @@ windows-tools: $(WIN_TOOLS:%=$(WIN_DIR)/bin/%.exe)
 	    $(call win_missing,$(t)))," \
 	    "which .ci/windows-deps.sh does not build for Windows";)
 
-$(WIN_DIR)/obj/%.o: lib/%.c lib/*.h
+$(WIN_DIR)/obj/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  WINCC   $<")
 	$(Q)$(WIN_CC) $(WIN_ALL_CFLAGS) -c -o $@ $<
 
-$(WIN_DIR)/obj/platform-res.o: lib/platform.rc lib/platform.manifest
+$(WIN_DIR)/obj/platform-res.o: lib/base/platform.rc lib/base/platform.manifest
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  WINDRES $<")
-	$(Q)$(WIN_WINDRES) -Ilib -O coff -o $@ $<
+	$(Q)$(WIN_WINDRES) -Ilib/base -O coff -o $@ $<
 
 $(WIN_DIR)/libetl.a: $(WIN_LIB_OBJ)
 	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^

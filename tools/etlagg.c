@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "stream.h"
-#include "view.h"
+#include "cli/cli.h"
+#include "stream/stream.h"
+#include "views/view.h"
 
 #define PRODUCER "etlagg 0.1"
 

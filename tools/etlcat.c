@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "stream.h"
+#include "cli/cli.h"
+#include "stream/stream.h"
 
 #define PRODUCER	CLI_DECODER
 

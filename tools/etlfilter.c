@@ -2,8 +2,8 @@
  * etlfilter - keep or drop the events of a stream.
  *
  * Every record but the events passes on unchanged, so the output's ids
- * still resolve; lib/filter.c decides for each event and
- * lib/filter_out.c writes, in one pass.  Each section gets a fresh END
+ * still resolve; lib/filter/filter.c decides for each event and
+ * lib/filter/filter_out.c writes, in one pass.  Each section gets a fresh END
  * (the counts are the writer's) and a DIAG that counts the events left
  * out.
  *
@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "filter.h"
-#include "filter_out.h"
-#include "platform.h"
-#include "stream.h"
+#include "cli/cli.h"
+#include "filter/filter.h"
+#include "filter/filter_out.h"
+#include "base/platform.h"
+#include "stream/stream.h"
 
 #define PRODUCER "etlfilter 0.1"
 

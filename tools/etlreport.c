@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "render.h"
-#include "stream.h"
+#include "cli/cli.h"
+#include "render/render.h"
+#include "stream/stream.h"
 
 enum {
 	OPT_TITLE = 256,

@@ -2,7 +2,7 @@
  * etlsym - names for stack frames.
  *
  * Stream mode passes a stream through and adds, before each section's
- * END, the symbol records that its stacks need (lib/sym_stream.c).
+ * END, the symbol records that its stacks need (lib/sym/sym_stream.c).
  * Address mode (-e) answers for RVAs of one image or PDB, as addr2line
  * and llvm-symbolizer do; --demangle demangles names, as rustfilt does.
  */
@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "platform.h"
-#include "stream.h"
-#include "sym_demangle.h"
-#include "sym_pe.h"
-#include "sym_path.h"
-#include "sym_resolve.h"
-#include "sym_stream.h"
+#include "cli/cli.h"
+#include "base/platform.h"
+#include "stream/stream.h"
+#include "sym/sym_demangle.h"
+#include "sym/sym_path.h"
+#include "sym/sym_pe.h"
+#include "sym/sym_resolve.h"
+#include "sym/sym_stream.h"
 
 #define PRODUCER "etlsym 0.1"
 

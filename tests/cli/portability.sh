@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every source file compiles for Windows with mingw-w64 (the POSIX-only
-# calls stay behind _WIN32 in lib/platform.c).  The libraries'
+# calls stay behind _WIN32 in lib/base/platform.c).  The libraries'
 # headers are taken from the build machine; linking needs their Windows
 # builds, which this test does not have.
 
@@ -21,7 +21,7 @@ for h in zstd.h zstd_errors.h csv.h pcre2.h mspack.h curl/curl.h; do
 	*) cp "$f" "$tmp/" ;;
 	esac
 done
-for src in "$ETL_TOP"/lib/*.c "$ETL_TOP"/tools/*.c; do
+for src in "$ETL_TOP"/lib/*/*.c "$ETL_TOP"/tools/*.c; do
 	if $cc -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror \
 	    -DPCRE2_CODE_UNIT_WIDTH=8 -I"$ETL_TOP/lib" -I"$tmp" \
 	    -fsyntax-only "$src" 2>"$tmp/err"; then

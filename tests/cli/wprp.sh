@@ -36,7 +36,7 @@ children() {
 }
 
 # What the decoder must know for each schema keyword or stack it asks
-# for: names in lib/etw_names.c (kernel groups and event types).
+# for: names in lib/etw/etw_names.c (kernel groups and event types).
 decoder_names() {
 	case $1 in
 	ProcessThread)	echo Process Thread ;;
@@ -66,7 +66,7 @@ guid_known() {
 	d3=${rest%%-*}
 	parts="0x$d1, 0x$d2, 0x$d3"
 	bytes=$(echo "$d1" | sed 's/\(..\)\(..\)\(..\)\(..\)/0x\4, 0x\3, 0x\2, 0x\1/')
-	cat "$lib"/*.c | tr -s ' \t\n' ' ' | grep -qi -e "$parts" -e "$bytes" -e "$g"
+	cat "$lib"/*/*.c | tr -s ' \t\n' ' ' | grep -qi -e "$parts" -e "$bytes" -e "$g"
 }
 
 found=0
@@ -170,7 +170,7 @@ for f in "$ETL_TOP"/pipelines/*.wprp; do
 	    $(x "$f" '//SystemProvider/Stacks/Stack/@Value') \
 	    $(x "$f" '//TraceMergeProperty/CustomEvents/CustomEvent/@Value'); do
 		for name in $(decoder_names "$v"); do
-			grep -q "\"$name\"" "$lib/etw_names.c" ||
+			grep -q "\"$name\"" "$lib/etw/etw_names.c" ||
 			    bad="$bad $v ($name);"
 		done
 	done

@@ -17,9 +17,9 @@
 
 #include <zstd.h>
 
-#include "buf.h"
-#include "lzxpress.h"
-#include "stream.h"
+#include "base/buf.h"
+#include "etl/lzxpress.h"
+#include "stream/stream.h"
 
 #define CRAFT_HDR_LEN	512	/* the header buffer of sample.etl */
 #define CRAFT_BUF_HDR	0x48	/* an ETW buffer header */

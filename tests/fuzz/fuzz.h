@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etw_decode.h"
-#include "in_etl.h"
-#include "stream.h"
+#include "etw/etw_decode.h"
+#include "etl/in_etl.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

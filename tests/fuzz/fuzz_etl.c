@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "etw_decode.h"
+#include "etw/etw_decode.h"
+#include "etl/in_etl.h"
+#include "base/platform.h"
 #include "fuzz.h"
-#include "in_etl.h"
-#include "platform.h"
 
 /*
  * Decodes the input, from memory or else from `file`; its messages are

@@ -10,8 +10,8 @@
  */
 #include <zstd.h>
 
-#include "filter.h"
-#include "filter_out.h"
+#include "filter/filter.h"
+#include "filter/filter_out.h"
 #include "fuzz.h"
 
 static const char *const names[] = { "rustc", "^c", "e", "^$" };

@@ -1,11 +1,11 @@
 /*
- * fuzz_heapsnap.c - the heap snapshot stream parser (lib/etw_heapsnap.c,
+ * fuzz_heapsnap.c - the heap snapshot stream parser (lib/etw/etw_heapsnap.c,
  * etl-events-2.md 1.4) on any bytes: it must parse them or stop saying
  * why, touching only what it read, within memory bounded by their
  * length.  The seeds (fuzz_heapsnap.seeds) are whole x64 v2 and x86 v1
  * streams.
  */
-#include "etw_heapsnap.h"
+#include "etw/etw_heapsnap.h"
 #include "fuzz.h"
 
 struct totals {

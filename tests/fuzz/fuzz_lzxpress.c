@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
+#include "etl/lzxpress.h"
 #include "fuzz.h"
-#include "lzxpress.h"
 
 #define OUT_MAX	(1u << 20)
 

@@ -5,8 +5,8 @@
  */
 #include <stdarg.h>
 
+#include "mmprof/mmprof_decode.h"
 #include "fuzz.h"
-#include "mmprof_decode.h"
 
 static void
 quiet(const char *fmt, ...)

@@ -6,10 +6,10 @@
  */
 #include <string.h>
 
+#include "sym/pdb.h"
+#include "sym/sym_demangle.h"
+#include "sym/sym_pe.h"
 #include "fuzz.h"
-#include "pdb.h"
-#include "sym_demangle.h"
-#include "sym_pe.h"
 
 #define NAME_MAX_FUZZ	4096
 #define LOOKUPS_MAX	4096

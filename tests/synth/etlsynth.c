@@ -78,12 +78,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym/pdb.h"
+#include "base/platform.h"
 #include "etlwrite.h"
 #include "images.h"
 #include "manifest.h"
 #include "memscen.h"
-#include "pdb.h"
-#include "platform.h"
 #include "programs.h"
 #include "scenario.h"
 #include "stackjoins.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl/lzxpress.h"
 #include "etlwrite.h"
-#include "lzxpress.h"
 
 /* Section 1.5. */
 #define BUFFER_FLAG_FLUSH_MARKER	0x0001

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "sym/pdb.h"
 #include "images.h"
-#include "pdb.h"
 
 #define VOLUME	"\\Device\\HarddiskVolume3\\"
 #define SYS64	VOLUME "Windows\\System32\\"

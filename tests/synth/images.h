@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
+#include "sym/pdb.h"
 #include "etlwrite.h"
-#include "pdb.h"
 
 enum image_id {
 	/* Kernel images, loaded in "process" 0. */

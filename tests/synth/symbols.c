@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym/pdb.h"
 #include "images.h"
 #include "manifest.h"
-#include "pdb.h"
 #include "programs.h"
 #include "stacks.h"
 #include "symbols.h"

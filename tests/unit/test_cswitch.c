@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etw_decode.h"
+#include "etw/etw_decode.h"
+#include "etl/in_etl.h"
+#include "stream/stream.h"
 #include "harness.h"
-#include "in_etl.h"
-#include "stream.h"
 
 #define MAXEV 16
 

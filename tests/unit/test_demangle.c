@@ -6,8 +6,8 @@
  */
 #include <stdint.h>
 
+#include "sym/sym_demangle.h"
 #include "harness.h"
-#include "sym_demangle.h"
 
 /* The flags that give a vector's source conventions. */
 static unsigned

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filter.h"
+#include "filter/filter.h"
+#include "stream/stream.h"
 #include "harness.h"
-#include "stream.h"
 
 #define MAX_KEPT 64
 #define START_UTC 132400000000000000ULL	/* FILETIME of the trace start */

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "filter.h"
-#include "filter_out.h"
+#include "base/buf.h"
+#include "filter/filter.h"
+#include "filter/filter_out.h"
+#include "stream/stream.h"
 #include "harness.h"
-#include "stream.h"
 
 #define PID_NONE 4294967295u
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etw_heapsnap.h"
+#include "etw/etw_heapsnap.h"
+#include "model/vmem_map.h"
 #include "harness.h"
-#include "vmem_map.h"
 
 struct sb {
 	unsigned char b[4096];

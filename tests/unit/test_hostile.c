@@ -12,16 +12,16 @@
 
 #include <zstd.h>
 
+#include "base/buf.h"
+#include "etw/etw_decode.h"
 #include "../fuzz/craft.h"
-#include "buf.h"
+#include "etl/in_etl.h"
+#include "mmprof/in_mmprof.h"
+#include "base/intern.h"
+#include "etl/lzxpress.h"
+#include "mmprof/mmprof_decode.h"
+#include "stream/stream.h"
 #include "harness.h"
-#include "etw_decode.h"
-#include "in_etl.h"
-#include "in_mmprof.h"
-#include "intern.h"
-#include "mmprof_decode.h"
-#include "lzxpress.h"
-#include "stream.h"
 
 static double
 seconds(void)

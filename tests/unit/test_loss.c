@@ -1,8 +1,8 @@
 /*
  * test_loss.c - what DIAG records count as loss, and the line that says it.
  */
+#include "stream/loss.h"
 #include "harness.h"
-#include "loss.h"
 
 static struct stream_diag
 diag(const char *what, uint64_t count, uint64_t bytes)

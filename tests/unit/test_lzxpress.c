@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl/lzxpress.h"
 #include "harness.h"
-#include "lzxpress.h"
 
 #define BUF_HEADER	0x48
 #define BUF_COMPRESSED	0x40

@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "render/html_queries.h"
+#include "mmprof/in_mmprof.h"
+#include "mmprof/mmprof_decode.h"
+#include "render/render.h"
+#include "views/view.h"
 #include "harness.h"
-#include "html_queries.h"
-#include "in_mmprof.h"
-#include "mmprof_decode.h"
-#include "render.h"
-#include "view.h"
 
 #define CONCRETE	100000003ULL
 #define METADATA	100000001ULL

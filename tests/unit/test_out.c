@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "out/out.h"
 #include "harness.h"
-#include "out.h"
 
 static FILE *mem;
 static char *mem_text;

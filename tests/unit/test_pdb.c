@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "sym/pdb.h"
 #include "harness.h"
-#include "pdb.h"
 
 #define PAGE		512
 #define NSTREAMS	8

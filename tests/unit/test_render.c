@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/markup.h"
+#include "render/render.h"
+#include "stream/stream.h"
 #include "harness.h"
-#include "markup.h"
-#include "render.h"
-#include "stream.h"
 
 #define STR(lit)	{ .type = VAL_STR, .v.s = { (lit), sizeof(lit) - 1 } }
 #define U64(n)	{ .type = VAL_U64, .v.u = (n) }

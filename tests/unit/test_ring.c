@@ -5,9 +5,9 @@
  */
 #include <stdint.h>
 
+#include "base/ahead.h"
+#include "base/ring.h"
 #include "harness.h"
-#include "ahead.h"
-#include "ring.h"
 
 #define ITEMS	20000
 

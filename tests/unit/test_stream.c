@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/stream.h"
 #include "harness.h"
-#include "stream.h"
 
 /* Writes a small section with one record of each kind into fp. */
 static void

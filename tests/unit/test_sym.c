@@ -5,14 +5,14 @@
  */
 #include <stdint.h>
 
+#include "sym/msf.h"
+#include "sym/pdb.h"
+#include "base/platform.h"
+#include "stream/stream.h"
+#include "sym/sym_path.h"
+#include "sym/sym_pe.h"
+#include "base/value.h"
 #include "harness.h"
-#include "msf.h"
-#include "pdb.h"
-#include "platform.h"
-#include "stream.h"
-#include "sym_path.h"
-#include "sym_pe.h"
-#include "value.h"
 
 #define PS	512
 

@@ -1,13 +1,13 @@
 /*
- * test_tracelogging.c - TraceLogging decoding (lib/tracelogging.c) on
+ * test_tracelogging.c - TraceLogging decoding (lib/etw/tracelogging.c) on
  * metadata built by hand from etl-format.md section 7, then on the events
  * of real traces checked against PerfView's output.
  */
 #include <stdint.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "etw/tracelogging.h"
 #include "harness.h"
-#include "tracelogging.h"
 
 /* InType values and count kinds, from the table in section 7.2. */
 enum {

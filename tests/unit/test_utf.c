@@ -1,8 +1,8 @@
 /*
- * test_utf.c - UTF-16LE and 8-bit text to UTF-8 (lib/utf.c).
+ * test_utf.c - UTF-16LE and 8-bit text to UTF-8 (lib/base/utf.c).
  */
+#include "base/utf.h"
 #include "harness.h"
-#include "utf.h"
 
 /* Converts an ASCII C string to UTF-16LE in out, with its NUL. */
 static size_t

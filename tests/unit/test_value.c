@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "base/value.h"
 #include "harness.h"
-#include "value.h"
 
 static char text[128];
 

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/proctab.h"
+#include "stream/stream.h"
+#include "views/view.h"
 #include "harness.h"
-#include "proctab.h"
-#include "stream.h"
-#include "view.h"
 
 #define TRACE_UTC	132400000000000000ULL
 #define KBASE		0xfffff80000000000ULL

@@ -1,0 +1,189 @@
+/*
+ * out_csv.c - tables as RFC 4180 CSV.
+ *
+ * libcsv does the quoting; this file only decides which fields need it,
+ * so that plain numbers and names stay unquoted and easy to read.  Each
+ * record is built in a reused buffer and written with one fwrite().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <csv.h>
+
+#include "out_writer.h"
+
+struct csv_writer {
+	struct out_writer w;
+	FILE *fp;
+	size_t ncols;
+	struct out_buf line;	/* the record being built */
+	struct out_buf cell;	/* one field's text before quoting */
+};
+
+static int
+needs_quotes(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			return 1;
+	return 0;
+}
+
+/* Appends one field to the record, comma first unless it is the first. */
+static int
+add_field(struct csv_writer *c, size_t col, const char *s, size_t len)
+{
+	size_t n;
+
+	if (col > 0 && out_buf_add(&c->line, ",", 1) == -1)
+		return -1;
+	if (!needs_quotes(s, len))
+		return out_buf_add(&c->line, s, len);
+	/* Asked with no room, csv_write() says how much it needs. */
+	n = csv_write(NULL, 0, s, len);
+	if (out_buf_reserve(&c->line, n) == -1)
+		return -1;
+	c->line.len += csv_write(c->line.ptr + c->line.len, n, s, len);
+	return 0;
+}
+
+static int
+end_record(struct csv_writer *c)
+{
+	if (out_buf_add(&c->line, "\r\n", 2) == -1)
+		return -1;
+	return out_buf_write(&c->line, c->fp);
+}
+
+/* Whether s (n bytes) is a unit word that a name may end in. */
+static int
+is_unit_word(const char *s, size_t n)
+{
+	static const char *const words[] = {
+		"s", "ms", "us", "ns", "pct", "percent", "b", "bytes", "kb",
+		"kib", "mb", "mib", "gb", "gib", "hz", "khz", "mhz", "ghz", "utc",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && strncmp(words[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+char *
+out_csv_header(const struct out_column *col, char *buf, size_t cap)
+{
+	const char *unit = col->unit ? col->unit : "", *us;
+	char u[32];
+	size_t n = 0, len = strlen(col->name);
+
+	if (*unit == '\0' && col->type == VAL_NS)
+		unit = "s";
+	if (strcmp(unit, "%") == 0)
+		unit = "pct";
+	else if (strcmp(unit, "\xc2\xb5s") == 0)
+		unit = "us";
+	for (; unit[n] != '\0' && n + 1 < sizeof(u); n++)
+		u[n] = unit[n] >= 'A' && unit[n] <= 'Z' ?
+		    (char)(unit[n] - 'A' + 'a') : unit[n];
+	u[n] = '\0';
+	/* The name's last word: after its last '_', or all of it. */
+	us = strrchr(col->name, '_');
+	us = us != NULL ? us + 1 : col->name;
+	if (n == 0 || is_unit_word(us, strlen(us)) ||
+	    (len == n && strcmp(col->name, u) == 0))
+		snprintf(buf, cap, "%s", col->name);
+	else
+		snprintf(buf, cap, "%s_%s", col->name, u);
+	return buf;
+}
+
+/*
+ * A UTC time as spreadsheets read it: value_format()'s ISO 8601
+ * "YYYY-MM-DDTHH:MM:SS.fffffffZ" with a space for the T, to the ms.
+ */
+static void
+spreadsheet_time(struct out_buf *cell)
+{
+	if (cell->len != 28 || cell->ptr[10] != 'T' || cell->ptr[27] != 'Z')
+		return;
+	cell->ptr[10] = ' ';
+	cell->len = 23;
+}
+
+static int
+csv_out_begin(struct out_writer *w, const char *name,
+    const struct out_column *cols, size_t ncols, size_t index)
+{
+	struct csv_writer *c = (struct csv_writer *)w;
+	size_t i;
+
+	(void)name;	/* CSV has no place for a table's name */
+	c->ncols = ncols;
+	c->line.len = 0;
+	if (index > 0 && out_buf_add(&c->line, "\r\n", 2) == -1)
+		return -1;
+	for (i = 0; i < ncols; i++) {
+		char head[256];
+
+		out_csv_header(&cols[i], head, sizeof(head));
+		if (add_field(c, i, head, strlen(head)) == -1)
+			return -1;
+	}
+	return end_record(c);
+}
+
+static int
+csv_out_row(struct out_writer *w, const struct value *cells)
+{
+	struct csv_writer *c = (struct csv_writer *)w;
+	size_t i;
+
+	c->line.len = 0;
+	for (i = 0; i < c->ncols; i++) {
+		c->cell.len = 0;
+		if (out_buf_add_value(&c->cell, &cells[i]) == -1)
+			return -1;
+		if (cells[i].type == VAL_UTC)
+			spreadsheet_time(&c->cell);
+		if (add_field(c, i, c->cell.ptr, c->cell.len) == -1)
+			return -1;
+	}
+	return end_record(c);
+}
+
+static int
+csv_out_end(struct out_writer *w)
+{
+	(void)w;	/* a record is written as soon as it is complete */
+	return 0;
+}
+
+static void
+csv_out_free(struct out_writer *w)
+{
+	struct csv_writer *c = (struct csv_writer *)w;
+
+	out_buf_free(&c->line);
+	out_buf_free(&c->cell);
+	free(c);
+}
+
+static const struct out_writer_ops csv_out_ops = {
+	csv_out_begin, csv_out_row, csv_out_end, csv_out_free, NULL
+};
+
+struct out_writer *
+out_csv_open(FILE *fp)
+{
+	struct csv_writer *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->w.ops = &csv_out_ops;
+	c->fp = fp;
+	return &c->w;
+}

@@ -1,0 +1,93 @@
+/*
+ * render.h - the last stage: etlreport's output formats, one file each
+ * (render_*.c).  A renderer sees every record of the stream in order and
+ * writes its format to a FILE; its close() finishes the output.
+ *
+ * Formats differ in what they draw: the table formats (text, csv, jsonl)
+ * write any table and the event list; folded and svg draw tables that
+ * have a "stack" column (frames root first, joined by ';') and a weight
+ * column; html draws the process tree or a rustc query trace; counts and
+ * chrome draw rustc query data.  A renderer ignores records it cannot
+ * draw and says so at close if it drew nothing.
+ */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include <stdio.h>
+
+#include "stream/stream.h"
+
+struct loss;
+
+struct render_options {
+	const char *title;	/* svg and html titles; NULL for the default */
+	double min_percent;	/* svg/html: leave out what is below this */
+	int min_percent_given;	/* else the format's default (query page 1) */
+	int max_depth;		/* html: nesting shown, 0 for all */
+	/*
+	 * What the input lost, as its DIAG records say (NULL: nothing).  The
+	 * caller fills it in as it reads; a renderer looks at it in close(),
+	 * when the whole input has been read, and notes it under what it
+	 * drew (text, svg, html; csv and jsonl have no place for it).
+	 */
+	const struct loss *loss;
+	const char *out;	/* -o: csv writes a file a table after it */
+	const char *table;	/* text, csv, jsonl: only the tables so named */
+	/* Says what was left out (prefixed by the caller); may be NULL. */
+	void (*warn)(const char *fmt, ...);
+};
+
+struct render;
+
+struct render_ops {
+	unsigned reader_flags;	/* STREAM_KEEP_STACKS if it needs stacks */
+	/* @return : NULL if out of memory. */
+	struct render *(*open)(FILE *fp, const char *format,
+	    const struct render_options *opt);
+	/* @return : 0, or -1 on a write error. */
+	int (*record)(struct render *rd, const struct stream_reader *r,
+	    const struct stream_record *rec);
+	/*
+	 * Finishes the output and frees the renderer.  @return : 0, -1 on a
+	 * write error, 1 if the input held nothing this format draws (then
+	 * `nothing` says what it wanted), or 2 if it drew but left something
+	 * out and said what through render_options.warn.
+	 */
+	int (*close)(struct render *rd);
+	const char *nothing;	/* "no table with a stack column", ... */
+};
+
+struct render_format {
+	const char *name;
+	const char *summary;
+	const struct render_ops *ops;
+};
+
+/*
+ * Whether the format writes files of its own instead of the one it is
+ * opened on (csv with -o: a file a table); then open() gets fp NULL.
+ */
+int render_writes_files(const char *format, const struct render_options *opt);
+
+/* The format named `name`, or NULL. */
+const struct render_format *render_find(const char *name);
+
+/* Lists the formats, one a line, for usage messages. */
+void render_list(FILE *fp);
+
+/*
+ * Writes `before`, "computed from lossy input: ...", `after` if
+ * opt->loss holds anything (as markup text when `markup`).
+ * @return : 1 if it wrote, else 0.
+ */
+int render_loss_note(FILE *fp, const struct render_options *opt, int markup,
+    const char *before, const char *after);
+
+extern const struct render_ops render_table_ops;
+extern const struct render_ops render_counts_ops;
+extern const struct render_ops render_chrome_ops;
+extern const struct render_ops render_folded_ops;
+extern const struct render_ops render_svg_ops;
+extern const struct render_ops render_html_ops;
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * render_chrome.c - "etlreport -f chrome": the Chrome trace event JSON
+ * that measureme's crox writes (measureme-format.md section 11), which
+ * chrome://tracing, Perfetto and speedscope load.
+ *
+ * One JSON array.  Each rustc interval, in stream order, is a complete
+ * event {"name","cat","ph":"X","ts","dur","pid","tid","args"}: name the
+ * label, cat the kind, ts and dur in whole microseconds (ts since the
+ * Unix epoch), args null or {"arg0": ...}.  After each profile come its
+ * process_name (the --crate-name of its command line, if any) and
+ * process_sort_index (its start in microseconds) metadata records.
+ * Instants and integer events are left out, as crox leaves them out.
+ * Strings are escaped as serde_json escapes them.
+ *
+ * The elements are made in a buffer and written a block at a time: with
+ * putc() a character and fprintf() an element, writing was four fifths
+ * of the time etlreport took over a profile's stream.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "mmprof/mmprof_decode.h"
+#include "render.h"
+
+#define FILETIME_UNIX_EPOCH 116444736000000000ULL
+#define CRATE_NAME_MAX	256
+#define PROCESSES_MAX	64	/* processes of one section given names */
+#define FLUSH_AT	(64u << 10)	/* bytes buffered before a write */
+
+struct process {
+	uint32_t pid;
+	char crate[CRATE_NAME_MAX];	/* "" if the command line has none */
+};
+
+struct render {
+	FILE *fp;
+	struct query_input in;
+	int64_t epoch_ns;	/* the section's trace start, Unix ns */
+	int profile;		/* the section is a profile, or has queries */
+	struct process procs[PROCESSES_MAX];
+	size_t nprocs;
+	uint64_t records;	/* array elements written */
+	struct buf out;		/* what is not yet written */
+};
+
+static struct render *
+chrome_open(FILE *fp, const char *format, const struct render_options *opt)
+{
+	struct render *rd = calloc(1, sizeof(*rd));
+
+	(void)format;
+	(void)opt;
+	if (rd != NULL)
+		rd->fp = fp;
+	return rd;
+}
+
+/* Whether a byte needs an escape in a JSON string. */
+static int
+json_special(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\';
+}
+
+/*
+ * One byte that needs an escape, as serde_json writes it, at d.
+ * @return : the bytes written (2 or 6).
+ */
+static size_t
+json_escape(unsigned char *d, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e = c == '"' ? '"' : c == '\\' ? '\\' : c == '\b' ? 'b' :
+	    c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' :
+	    c == '\t' ? 't' : 0;
+
+	d[0] = '\\';
+	if (e != 0) {
+		d[1] = (unsigned char)e;
+		return 2;
+	}
+	memcpy(d + 1, "u00", 3);
+	d[4] = (unsigned char)hex[c >> 4];
+	d[5] = (unsigned char)hex[c & 15];
+	return 6;
+}
+
+/*
+ * Whether any of 8 bytes needs an escape: one below 0x20 (the bytes less
+ * 0x20 borrow into their top bit; those with it set already are UTF-8,
+ * masked out by ~w), or one that equals '"' or '\\' (zero under the xor).
+ */
+static int
+word_special(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = ones << 7;
+	uint64_t q = w ^ ('"' * ones), b = w ^ ('\\' * ones);
+
+	return ((((w - 0x20 * ones) & ~w) | ((q - ones) & ~q) |
+	    ((b - ones) & ~b)) & highs) != 0;
+}
+
+/*
+ * s[0..len) as a JSON string, made in place (an escape takes 6 bytes);
+ * 8 bytes at a time while none needs an escape, as most keys do not.
+ */
+static void
+json_string(struct buf *b, const char *s, size_t len)
+{
+	unsigned char *d = buf_reserve(b, 6 * len + 2), *p;
+	size_t i = 0;
+	uint64_t w;
+
+	if (d == NULL)
+		return;
+	p = d;
+	*p++ = '"';
+	while (i < len) {
+		if (i + 8 <= len) {
+			memcpy(&w, s + i, 8);
+			if (!word_special(w)) {
+				memcpy(p, &w, 8);
+				p += 8;
+				i += 8;
+				continue;
+			}
+		}
+		if (json_special((unsigned char)s[i]))
+			p += json_escape(p, (unsigned char)s[i]);
+		else
+			*p++ = (unsigned char)s[i];
+		i++;
+	}
+	*p++ = '"';
+	b->len += (size_t)(p - d);
+}
+
+/* A string literal, without its NUL. */
+#define put_lit(b, lit)	buf_put((b), (lit), sizeof(lit) - 1)
+
+static void
+put_cstr(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+/* A number in decimal, as printf's %lld would write it. */
+static void
+put_i64(struct buf *b, int64_t v)
+{
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324252627282930"
+	    "31323334353637383940414243444546474849505152535455565758596061"
+	    "62636465666768697071727374757677787980818283848586878889909192"
+	    "93949596979899";
+	char digits[24];
+	size_t n = sizeof(digits);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	while (u >= 100) {
+		n -= 2;
+		memcpy(digits + n, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		n -= 2;
+		memcpy(digits + n, pairs + 2 * u, 2);
+	} else
+		digits[--n] = (char)('0' + u);
+	if (v < 0)
+		digits[--n] = '-';
+	buf_put(b, digits + n, sizeof(digits) - n);
+}
+
+/* Writes what is buffered.  @return : 0, or -1 on a write error. */
+static int
+flush(struct render *rd)
+{
+	if (rd->out.oom)
+		return -1;
+	if (rd->out.len > 0 &&
+	    fwrite(rd->out.data, 1, rd->out.len, rd->fp) != rd->out.len)
+		return -1;
+	rd->out.len = 0;
+	return ferror(rd->fp) ? -1 : 0;
+}
+
+/* Starts an array element. */
+static void
+element(struct render *rd)
+{
+	put_cstr(&rd->out, rd->records++ == 0 ? "[\n" : ",\n");
+}
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static void
+write_interval(struct render *rd, const struct query_event *q)
+{
+	struct buf *b = &rd->out;
+	size_t i;
+
+	element(rd);
+	put_lit(b, "{\"name\":");
+	json_string(b, q->label_text, strlen(q->label_text));
+	put_lit(b, ",\"cat\":");
+	json_string(b, q->kind_name, strlen(q->kind_name));
+	put_lit(b, ",\"ph\":\"X\",\"ts\":");
+	put_i64(b, floor_div(rd->epoch_ns + q->start, 1000));
+	put_lit(b, ",\"dur\":");
+	put_i64(b, (q->end - q->start) / 1000);
+	put_lit(b, ",\"pid\":");
+	put_i64(b, q->pid);
+	put_lit(b, ",\"tid\":");
+	put_i64(b, q->tid);
+	put_lit(b, ",\"args\":");
+	if (q->nargs == 0)
+		put_lit(b, "null");
+	for (i = 0; i < q->nargs; i++) {
+		const struct value *v = &q->args[i].val;
+
+		put_cstr(b, i == 0 ? "{" : ",");
+		json_string(b, q->args[i].name, strlen(q->args[i].name));
+		buf_put(b, ":", 1);
+		if (v->type == VAL_STR)
+			json_string(b, v->v.s.ptr, v->v.s.len);
+		else
+			put_lit(b, "null");
+	}
+	put_cstr(b, q->nargs > 0 ? "}}" : "}");
+}
+
+static void
+add_process(struct render *rd, const struct stream_process *p)
+{
+	struct process *pr;
+	const char *crate;
+	size_t n = 0;
+
+	if (rd->nprocs == PROCESSES_MAX)
+		return;
+	pr = &rd->procs[rd->nprocs++];
+	pr->pid = p->pid;
+	if ((crate = query_crate_name(p->cmdline, &n)) == NULL)
+		n = 0;
+	if (n >= CRATE_NAME_MAX)
+		n = CRATE_NAME_MAX - 1;
+	memcpy(pr->crate, crate ? crate : "", n);
+	pr->crate[n] = '\0';
+}
+
+/* After a profile's events: the names and order of its processes. */
+static void
+close_section(struct render *rd)
+{
+	struct buf *b = &rd->out;
+	size_t i;
+
+	for (i = 0; rd->profile && i < rd->nprocs; i++) {
+		const struct process *p = &rd->procs[i];
+
+		if (p->crate[0] != '\0') {
+			element(rd);
+			put_lit(b, "{\"args\":{\"name\":");
+			json_string(b, p->crate, strlen(p->crate));
+			put_lit(b, "},\"cat\":\"\",\"name\":\"process_name\","
+			    "\"ph\":\"M\",\"pid\":");
+			put_i64(b, p->pid);
+			put_lit(b, ",\"tid\":0,\"ts\":0}");
+		}
+		element(rd);
+		put_lit(b, "{\"args\":{\"sort_index\":");
+		put_i64(b, floor_div(rd->epoch_ns, 1000));
+		put_lit(b, "},\"cat\":\"\",\"name\":\"process_sort_index\","
+		    "\"ph\":\"M\",\"pid\":");
+		put_i64(b, p->pid);
+		put_lit(b, ",\"tid\":0,\"ts\":0}");
+	}
+	rd->nprocs = 0;
+	rd->profile = 0;
+}
+
+static void
+begin_trace(struct render *rd, const struct stream_trace *t)
+{
+	rd->epoch_ns = t->start_utc == 0 ? 0 :
+	    ((int64_t)t->start_utc - (int64_t)FILETIME_UNIX_EPOCH) * 100;
+	if (strcmp(t->format, "mm_profdata") == 0)
+		rd->profile = 1;
+}
+
+static int
+chrome_record(struct render *rd, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	struct query_event q;
+	int rc = query_input_event(&rd->in, r, rec, &q);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		rd->profile = 1;
+		if (q.type == QT_INTERVAL)
+			write_interval(rd, &q);
+		return rd->out.len >= FLUSH_AT ? flush(rd) : 0;
+	}
+	switch (rec->type) {
+	case REC_HEADER:
+	case REC_END:
+		close_section(rd);
+		break;
+	case REC_TRACE:
+		begin_trace(rd, &rec->u.trace);
+		break;
+	case REC_PROCESS:
+		add_process(rd, &rec->u.process);
+		break;
+	default:
+		break;
+	}
+	return rd->out.len >= FLUSH_AT ? flush(rd) : 0;
+}
+
+static int
+chrome_close(struct render *rd)
+{
+	int rc;
+
+	close_section(rd);
+	if (rd->records > 0)
+		put_lit(&rd->out, "\n]\n");
+	rc = flush(rd) != 0 ? -1 : rd->records == 0 ? 1 : 0;
+	buf_release(&rd->out);
+	query_input_release(&rd->in);
+	free(rd);
+	return rc;
+}
+
+const struct render_ops render_chrome_ops = {
+	.open = chrome_open,
+	.record = chrome_record,
+	.close = chrome_close,
+	.nothing = "no rustc query events (give it etlcat's output of a "
+	    ".mm_profdata file)",
+};

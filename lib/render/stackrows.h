@@ -1,0 +1,61 @@
+/*
+ * stackrows.h - the stacks that the folded and svg formats draw: the rows
+ * of every table that has a column named "stack" (text: frames root
+ * first, joined by ';') and a weight, its last integer column.  Equal
+ * stacks add up, whichever tables they come from.  A row with an empty
+ * stack or a negative weight is counted, not drawn.  An input with no
+ * such table that is a rustc profile (etlcat's output of one) gives the
+ * table of "etlagg querystacks", made of its events (querystacks.h).
+ *
+ * Memory: the collector copies the stacks it keeps; stackrows_stack()
+ * pointers stay valid until stackrows_free().
+ */
+#ifndef STACKROWS_H
+#define STACKROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/stream.h"
+
+struct stackrows;
+
+/* @return : NULL if out of memory. */
+struct stackrows *stackrows_new(void);
+void stackrows_free(struct stackrows *s);
+
+/* Takes in a record of the stream.  @return : 0, or -1 if out of memory. */
+int stackrows_record(struct stackrows *s, const struct stream_reader *r,
+    const struct stream_record *rec);
+
+/*
+ * Ends the input: a rustc profile's query stacks become its table if no
+ * stack table came.  Call it once, before what follows.
+ * @return : 0, or -1 if out of memory.
+ */
+int stackrows_finish(struct stackrows *s);
+
+/* The distinct stacks, with ids 1 .. stackrows_count(). */
+uint32_t stackrows_count(const struct stackrows *s);
+const char *stackrows_stack(const struct stackrows *s, uint32_t id,
+    size_t *len);
+uint64_t stackrows_weight(const struct stackrows *s, uint32_t id);
+uint64_t stackrows_total(const struct stackrows *s);
+
+/* What the weight counts: the unit of its column, else its name. */
+const char *stackrows_unit(const struct stackrows *s);
+
+/* The stack tables seen, whether they had rows or not. */
+uint32_t stackrows_tables(const struct stackrows *s);
+
+/* Rows left out: empty stacks and negative weights. */
+uint64_t stackrows_left_out(const struct stackrows *s);
+
+/*
+ * The ids in order of their stacks' text (byte order).
+ * @return : a malloc'd array of stackrows_count() ids, or NULL if out of
+ *	memory.
+ */
+uint32_t *stackrows_sorted(const struct stackrows *s);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * view.c - what the views share: their options, tables and messages.
+ * The table of views is view_registry.c.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "view.h"
+
+int
+view_has_table(const struct view_ops *ops, const char *table)
+{
+	size_t i;
+
+	for (i = 0; ops->tables != NULL && ops->tables[i] != NULL; i++)
+		if (strcmp(ops->tables[i], table) == 0)
+			return 1;
+	return 0;
+}
+
+void
+view_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "etlagg: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct view *
+view_no_options(struct view *v, int *used)
+{
+	*used = 1;
+	return v;
+}
+
+int
+view_write_table(struct stream_writer *w, stream_id id, const char *name,
+    const struct stream_column *cols, size_t ncols)
+{
+	struct stream_table t = { id, name, ncols, cols };
+
+	return stream_write_table(w, &t);
+}

@@ -1,0 +1,274 @@
+/*
+ * view_switches.c - etlagg switches: the switch-in rows of WPA's CPU
+ * Usage (Precise) table (etl-events-2.md 3.5), in time order, for a
+ * spreadsheet: time, processor, the thread switched in and the one
+ * switched out with its state and wait reason, the incoming thread's
+ * previous switch-out, ready time, ready and waiting time, and the
+ * readying thread.  Use --from/--to (or etlfilter) to keep it short: the
+ * rows are held until the end, about 200 bytes each.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/frames.h"
+#include "base/intern.h"
+#include "model/sched.h"
+#include "view.h"
+
+#define NAME SCHED_NAME
+
+struct row {
+	int64_t ts, last_out, ready_time;
+	uint64_t ready_ns, waiting_ns;
+	uint32_t cpu, new_tid, new_pid, old_tid, old_pid, readier_tid;
+	uint32_t readier_pid;
+	char new_image[NAME], old_state[NAME], old_reason[NAME];
+	char prev_state[NAME], prev_reason[NAME], readier_image[NAME];
+	uint8_t has_prev, readied;
+	size_t thread;			/* the instance switched in */
+	stream_id stack;		/* until named ... */
+	uint32_t stack_text;		/* ... into texts */
+};
+
+struct view {
+	struct sched *s;
+	struct frames *frames;
+	struct row *rows;
+	size_t n, cap, named;		/* rows of earlier sections named */
+	struct intern texts;
+	char text[8192];
+};
+
+static void
+copy(char *dst, const char *src)
+{
+	snprintf(dst, NAME, "%s", src != NULL ? src : "");
+}
+
+static int
+on_switch(void *ctx, const struct stream_reader *r,
+    const struct sched_switch *sw)
+{
+	struct view *v = ctx;
+	struct row *row;
+
+	(void)r;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 1024;
+
+		if ((row = realloc(v->rows, cap * sizeof(*row))) == NULL)
+			return -1;
+		v->rows = row;
+		v->cap = cap;
+	}
+	row = &v->rows[v->n++];
+	memset(row, 0, sizeof(*row));
+	row->ts = sw->ts;
+	row->cpu = sw->cpu;
+	row->new_tid = sw->in->tid;
+	row->new_pid = sw->in->pid;
+	copy(row->new_image, sw->in->image);
+	row->old_tid = sw->old_tid;
+	row->old_pid = sw->old_pid;
+	copy(row->old_state, sw->old_state);
+	copy(row->old_reason, sw->old_reason);
+	row->has_prev = (uint8_t)sw->has_prev;
+	row->last_out = sw->last_out_ns;
+	row->ready_time = sw->ready_time_ns;
+	copy(row->prev_state, sw->prev_state);
+	copy(row->prev_reason, sw->prev_reason);
+	row->ready_ns = sw->ready_ns;
+	row->waiting_ns = sw->waiting_ns;
+	row->readied = (uint8_t)sw->readied;
+	row->readier_tid = sw->readier_tid;
+	row->readier_pid = sw->readier_pid;
+	copy(row->readier_image, sw->readier_image);
+	row->thread = (size_t)(sw->in - sched_thread(v->s, 0));
+	row->stack = sw->stack;
+	return 0;
+}
+
+/* Names the wait stacks of the section's rows, now all are defined. */
+static int
+name_section(struct view *v, const struct stream_reader *r)
+{
+	for (; v->named < v->n; v->named++) {
+		struct row *x = &v->rows[v->named];
+
+		if (x->stack == 0)
+			continue;
+		sched_stack_text(v->frames, r, x->stack, x->new_pid, 0,
+		    v->text, sizeof(v->text));
+		if ((x->stack_text = intern_add(&v->texts, v->text,
+		    strlen(v->text), NULL)) == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Its options, for etlagg and sched_options(). */
+static const struct option longopts[] = {
+	{ "addresses", no_argument, NULL, SCHED_OPT_ADDRESSES },
+	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "tid", required_argument, NULL, SCHED_OPT_TID },
+	{ "to", required_argument, NULL, SCHED_OPT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
+static struct view *
+switches_create(int argc, char *argv[], int *used)
+{
+	struct view *v = calloc(1, sizeof(*v));
+	int64_t from, to;
+	unsigned flags = 0;
+	int by = 0;
+
+	if (v == NULL)
+		return NULL;
+	if ((v->s = sched_new(on_switch, v)) == NULL ||
+	    sched_options(argc, argv, used, "switches", longopts, NULL, 0,
+	    &by, &from, &to, &flags, v->s) != 0 ||
+	    (v->frames = frames_new(flags)) == NULL) {
+		sched_free(v->s);
+		free(v);
+		return NULL;
+	}
+	sched_set_window(v->s, from, to);
+	return v;
+}
+
+static int
+switches_record(struct view *v, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	if (rec->type == REC_HEADER && name_section(v, r) != 0)
+		return -1;
+	if (frames_record(v->frames, r, rec) != 0 ||
+	    sched_record(v->s, r, rec) != 0)
+		return -1;
+	return rec->type == REC_END ? name_section(v, r) : 0;
+}
+
+static const struct stream_column cols[] = {
+	{ "time", VAL_NS, "" }, { "cpu", VAL_U64, "" },
+	{ "new_tid", VAL_U64, "" }, { "new_pid", VAL_U64, "" },
+	{ "new_image", VAL_STR, "" }, { "old_tid", VAL_U64, "" },
+	{ "old_pid", VAL_U64, "" }, { "old_state", VAL_STR, "" },
+	{ "old_wait_reason", VAL_STR, "" },
+	{ "new_prev_state", VAL_STR, "" },
+	{ "new_prev_wait_reason", VAL_STR, "" },
+	{ "last_switch_out", VAL_NS, "" }, { "ready_time", VAL_NS, "" },
+	{ "ready_ns", VAL_U64, "ns" }, { "waiting_ns", VAL_U64, "ns" },
+	{ "readying_tid", VAL_U64, "" }, { "readying_pid", VAL_U64, "" },
+	{ "readying_image", VAL_STR, "" },
+	{ "next_switch_out", VAL_NS, "" }, { "wait_stack", VAL_STR, "" }
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static struct value
+str(const char *s)
+{
+	return (struct value){ .type = VAL_STR, .v.s = { s, strlen(s) } };
+}
+
+static int
+switches_finish(struct view *v, struct stream_writer *w)
+{
+	int rc = view_write_table(w, 1, "switches", cols, NCOLS);
+	size_t i, j, nt = sched_count(v->s);
+	int64_t *next = malloc((nt ? nt : 1) * sizeof(*next)), *out;
+
+	/* Walking back, each row's next switch-out is the next row's last. */
+	if ((out = malloc(v->n ? v->n * sizeof(*out) : 1)) == NULL ||
+	    next == NULL) {
+		free(next);
+		free(out);
+		return -1;
+	}
+	sched_close(v->s);
+	for (j = 0; j < nt; j++)
+		next[j] = sched_thread(v->s, j)->last_out_ns;
+	for (i = v->n; i-- > 0;) {
+		const struct row *x = &v->rows[i];
+
+		out[i] = next[x->thread] >= x->ts ? next[x->thread] : INT64_MIN;
+		if (x->has_prev)
+			next[x->thread] = x->last_out;
+	}
+	free(next);
+	sched_warn(v->s, "switches");
+	for (i = 0; i < v->n && rc == 0; i++) {
+		const struct row *x = &v->rows[i];
+		struct value c[NCOLS];
+		struct stream_row row = { 1, NCOLS, c };
+
+		memset(c, 0, sizeof(c));
+		c[0] = (struct value){ .type = VAL_NS, .v.i = x->ts };
+		c[1] = (struct value){ .type = VAL_U64, .v.u = x->cpu };
+		c[2] = (struct value){ .type = VAL_U64, .v.u = x->new_tid };
+		c[3] = (struct value){ .type = VAL_U64, .v.u = x->new_pid };
+		c[4] = str(x->new_image);
+		c[5] = (struct value){ .type = VAL_U64, .v.u = x->old_tid };
+		c[6] = (struct value){ .type = VAL_U64, .v.u = x->old_pid };
+		c[7] = str(x->old_state);
+		c[8] = str(x->old_reason);
+		c[9] = str(x->prev_state);
+		c[10] = str(x->prev_reason);
+		if (x->has_prev) {
+			c[11] = (struct value){ .type = VAL_NS,
+			    .v.i = x->last_out };
+			c[12] = (struct value){ .type = VAL_NS,
+			    .v.i = x->ready_time };
+			c[13] = (struct value){ .type = VAL_U64,
+			    .v.u = x->ready_ns };
+			c[14] = (struct value){ .type = VAL_U64,
+			    .v.u = x->waiting_ns };
+		}
+		if (x->readied) {
+			c[15] = (struct value){ .type = VAL_U64,
+			    .v.u = x->readier_tid };
+			c[16] = (struct value){ .type = VAL_U64,
+			    .v.u = x->readier_pid };
+			c[17] = str(x->readier_image);
+		}
+		if (out[i] != INT64_MIN)
+			c[18] = (struct value){ .type = VAL_NS, .v.i = out[i] };
+		if (x->stack_text != 0) {
+			size_t len;
+			const char *t = intern_key(&v->texts, x->stack_text,
+			    &len);
+
+			c[19] = (struct value){ .type = VAL_STR,
+			    .v.s = { t, len } };
+		}
+		rc = stream_write_row(w, &row);
+	}
+	free(out);
+	return rc;
+}
+
+static void
+switches_destroy(struct view *v)
+{
+	if (v == NULL)
+		return;
+	sched_free(v->s);
+	frames_free(v->frames);
+	intern_release(&v->texts);
+	free(v->rows);
+	free(v);
+}
+
+const struct view_ops view_switches_ops = {
+	.name = "switches",
+	.usage = "[--addresses] [--from seconds] [--to seconds] [--tid list]",
+	.summary = "one row per switch-in, as WPA's CPU Usage (Precise) table",
+	.reader_flags = STREAM_KEEP_STACKS,
+	.options = longopts,
+	.create = switches_create,
+	.record = switches_record,
+	.finish = switches_finish,
+	.destroy = switches_destroy,
+};

@@ -1,0 +1,100 @@
+#!/bin/sh
+# same-output.sh - every output of this tree's tools against those of a
+# build of another commit (by default HEAD~1), on the same inputs: for a
+# change that must not change what a user sees (a refactor, a faster
+# decoder, a new stream format).
+#
+# Compared: etlcat's stream (decompressed) and summary, every etlagg
+# view in text, CSV and JSON Lines, and the folded, svg and html outputs of
+# the stack and tree tables, on testdata/sample.etl, the test profile,
+# an etlsynth trace of each pointer size, and every trace and profile of
+# the corpus (../shared/corpus) when it is there.  Stderr is compared too.
+#
+# Usage: sh tests/same-output.sh [REV]
+# The other commit is built once in build/same/REV (a git worktree).
+# Prints a line a difference and a last line "N same, N different";
+# exits 1 when anything differs.
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+rev=${1:-HEAD~1}
+sha=$(git rev-parse --verify -q "$rev^{commit}") ||
+    { echo "same-output: no commit $rev" >&2; exit 2; }
+old=$top/build/same/$sha
+if [ ! -x "$old/bin/etlcat" ]; then
+	rm -rf "$old"
+	git worktree add -f --detach "$old" "$sha" >/dev/null 2>&1 ||
+	    { echo "same-output: cannot check out $rev" >&2; exit 2; }
+	make -C "$old" -j2 all >/dev/null 2>&1 ||
+	    { echo "same-output: $rev does not build" >&2; exit 2; }
+fi
+make -j2 all >/dev/null || exit 2
+corpus=${ETL_CORPUS:-$top/../shared/corpus}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# The inputs: traces, then profiles.
+: >"$work/inputs"
+echo "$top/testdata/sample.etl" >>"$work/inputs"
+for synth in "rustc-build 8" "rustc-build 4 --compress" "memory 8" \
+    "waits 8 --compact-cswitch" "stack-joins 4"; do
+	set -- $synth
+	out=$work/synth-$1-$2${3:+-c}.etl
+	scenario=$1 bits=$2
+	shift 2
+	build/etlsynth --scenario "$scenario" --pointer-size "$bits" "$@" \
+	    --size 4000000 -o "$out" >/dev/null 2>&1 &&
+	    echo "$out" >>"$work/inputs"
+done
+ls "$corpus"/etl/*.etl 2>/dev/null >>"$work/inputs"
+echo "$top/testdata/selfprofile/tiny-0030637.mm_profdata" >>"$work/inputs"
+find "$corpus/selfprofile" -name '*.mm_profdata' 2>/dev/null | sort \
+    >>"$work/inputs"
+
+same=0 different=0
+# compare NAME CMD...: runs CMD with the old and the new tools first on
+# PATH, and compares stdout, stderr and the exit status.
+compare() {
+	name=$1
+	shift
+	PATH="$old/bin:$PATH" "$@" >"$work/a.out" 2>"$work/a.err"
+	a=$?
+	PATH="$top/bin:$PATH" "$@" >"$work/b.out" 2>"$work/b.err"
+	b=$?
+	if [ $a = $b ] && cmp -s "$work/a.out" "$work/b.out" &&
+	    cmp -s "$work/a.err" "$work/b.err"; then
+		same=$((same + 1))
+	else
+		different=$((different + 1))
+		echo "different: $name (exit $a, $b)"
+	fi
+}
+
+views="stats sysconfig processes tree cpu queries querystacks vmem heap
+heapsnap threads waits switches threadtime images"
+while read -r in; do
+	base=${in##*/}
+	compare "$base etlcat" sh -c 'etlcat -v "$1" | zstd -dc' - "$in"
+	PATH="$top/bin:$PATH" etlcat -q -o "$work/in.st" "$in" 2>/dev/null
+	for v in $views; do
+		for f in text csv jsonl; do
+			compare "$base $v -f $f" sh -c \
+			    'etlagg -q "$2" "$1" | etlreport -f "$3"' - \
+			    "$work/in.st" "$v" "$f"
+		done
+	done
+	for f in folded svg; do
+		compare "$base cpu --by stack -f $f" sh -c \
+		    'etlagg -q cpu --by stack "$1" | etlreport -f "$2"' - \
+		    "$work/in.st" "$f"
+		compare "$base querystacks -f $f" sh -c \
+		    'etlagg -q querystacks "$1" | etlreport -f "$2"' - \
+		    "$work/in.st" "$f"
+	done
+	compare "$base tree -f html" sh -c \
+	    'etlagg -q tree "$1" | etlreport -f html' - "$work/in.st"
+	compare "$base queries -f html" sh -c \
+	    'etlreport -f html "$1"' - "$work/in.st"
+done <"$work/inputs"
+echo "$same same, $different different"
+[ $different = 0 ]
