@@ -1,13 +1,12 @@
 /*
  * sym_download.h - fetching a PDB from a symbol server (HTTP or HTTPS,
- * through libcurl) into a local store, for sym_path.c.
+ * through sym_http.c) into a local store, for sym_path.c.
  *
  * It asks for URL/name/KEY/name, then the compressed URL/name/KEY/name.pd_
  * (pdb-format.md 9).  The body goes to STORE/name/KEY/name.part (or
  * .pd_.part); only when the PDB opens and its GUID and age match is it
  * renamed to its place, so a store never holds a partial or wrong file.
- * Limits: SYM_DOWNLOAD_MAX bytes, SYM_DOWNLOAD_TIMEOUT seconds, redirects
- * only within the URL's own scheme.  When stderr is a terminal and
+ * The limits are sym_http.h's.  When stderr is a terminal and
  * verbosity is not -1 (quiet), a progress line shows the bytes received.
  */
 #ifndef SYM_DOWNLOAD_H
@@ -17,9 +16,6 @@
 #include <stdint.h>
 
 #include "sym_open.h"
-
-#define SYM_DOWNLOAD_MAX	(4ULL << 30)
-#define SYM_DOWNLOAD_TIMEOUT	120L
 
 /*
  * store may be NULL (a server without a local store): the file is then
