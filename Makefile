@@ -2,7 +2,8 @@
 #
 #   make            build the tools into bin/
 #   make demo       install missing build dependencies, build, run the demo
-#   make check      build and run the test suite (unit, CLI, corpus)
+#   make check      build and run the test suite (unit, CLI, corpus),
+#                   installing the tools it uses first (.ci/deps.sh)
 #   make check-asan the same suite under AddressSanitizer and UBSan
 #   make bench      instructions per event, throughput against zstd -1
 #   make fuzz       each libFuzzer target in tests/fuzz for FUZZ_SECONDS
@@ -155,7 +156,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/demo.sh
 
-check: all $(UNIT_BIN) $(FUZZ_REGRESS) $(FUZZ_SEEDS) build/fuzz/crafted.stamp
+# The tools the tests use come first: the fuzz seeds are made with python3.
+check:
+	@sh .ci/deps.sh --tests
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_REGRESS) \
+	    $(FUZZ_SEEDS) build/fuzz/crafted.stamp
+	@sh .ci/windows-build.sh "$(MAKE)" $(WIN_DEPS) $(WIN_CC) $(WIN_AR)
 	@sh tests/run.sh
 
 test: check
@@ -184,14 +190,16 @@ uninstall:
 	rm -f $(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(filter %.5,$(MAN)))
 
 # Windows: static 64-bit .exe files cross-built with mingw-w64 into
-# build-windows/bin.  zstd, PCRE2 and libcsv are built for Windows from
-# Debian's source packages by .ci/windows-deps.sh, once (build-windows/deps
-# and the rest of build-windows are left by `make clean`: `make
-# clean-windows` removes them).  The
-# tools are those of TOOLS; a tool that needs more libraries, named in
-# WIN_EXTRA_<tool>, is skipped with a message while those are not built
-# for Windows (not in build-windows/deps/lib).  Lib sources that need
-# such libraries go in WIN_LIB_EXCLUDE.  The test is tests/cli/windows.sh.
+# build-windows/bin.  zstd, PCRE2, libcsv and libmspack are built for
+# Windows from Debian's source packages by .ci/windows-deps.sh, once
+# (build-windows/deps and the rest of build-windows are left by `make
+# clean`: `make clean-windows` removes them); etlsym's downloads use
+# WinHTTP, which Windows has.  The tools are those of TOOLS; a tool that
+# needs more libraries, named in WIN_EXTRA_<tool>, is skipped with a
+# message while those are not built for Windows (not in
+# build-windows/deps/lib).  Lib sources that need such libraries go in
+# WIN_LIB_EXCLUDE.  The tests are tests/cli/windows.sh and
+# tests/cli/windows-sym.sh.
 .PHONY: windows windows-tools dist-windows clean-windows
 
 WIN_CC       ?= x86_64-w64-mingw32-gcc
@@ -200,14 +208,14 @@ WIN_WINDRES  ?= x86_64-w64-mingw32-windres
 WIN_CFLAGS   ?= -O2
 WIN_DIR      := build-windows
 WIN_DEPS     := $(WIN_DIR)/deps
-WIN_EXTRA_etlsym ?= curl mspack
-WIN_LIB_EXCLUDE  ?= lib/sym/sym_download.c lib/sym/sym_open.c \
-                    lib/sym/sym_path.c
+WIN_EXTRA_etlsym ?= mspack
+WIN_LIB_EXCLUDE  ?=
 WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
                 -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
 WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)
+# WinHTTP, part of Windows, makes etlsym's downloads (lib/sym/sym_http.c).
 WIN_LDLIBS    = -L$(WIN_DEPS)/lib $(foreach t,$(WIN_EXTRA_$*),-l$(t)) \
-                -lzstd -lpcre2-8 -lcsv -lm
+                -lzstd -lpcre2-8 -lcsv -lwinhttp -lm
 WIN_LIB_OBJ  := $(patsubst lib/%.c,$(WIN_DIR)/obj/%.o, \
                 $(filter-out $(WIN_LIB_EXCLUDE),$(LIB_SRC)))
 win_missing   = $(foreach l,$(WIN_EXTRA_$(1)), \

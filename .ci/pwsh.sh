@@ -11,7 +11,7 @@ if ! command -v dotnet >/dev/null 2>&1; then
 	echo "pwsh: no dotnet, so no PowerShell (install the .NET SDK)" >&2
 	exit 1
 fi
-echo "pwsh: dotnet tool install --global PowerShell --version $version"
+echo "pwsh: dotnet tool install --global PowerShell --version $version" >&2
 dotnet tool install --global PowerShell --version $version \
     </dev/null >/dev/null 2>&1 || {
 	echo "pwsh: installing PowerShell $version failed" >&2

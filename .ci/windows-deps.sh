@@ -1,19 +1,26 @@
 #!/bin/sh
-# windows-deps.sh - zstd, PCRE2 and libcsv built as static libraries for
-# 64-bit Windows with mingw-w64, from Debian's source packages (`apt-get
-# source`; nothing else is downloaded).  `make windows` runs it.
+# windows-deps.sh - zstd, PCRE2, libcsv and libmspack built as static
+# libraries for 64-bit Windows with mingw-w64, from Debian's source
+# packages (`apt-get source`; nothing else is downloaded).  `make
+# windows` runs it.
 #
 # Usage: sh .ci/windows-deps.sh DIR [CC [AR]]
 #
-# Leaves DIR/include/{zstd.h,zstd_errors.h,pcre2.h,csv.h} and
-# DIR/lib/{libzstd.a,libpcre2-8.a,libcsv.a}; the sources stay in DIR/src.
+# Leaves DIR/include/{zstd.h,zstd_errors.h,pcre2.h,csv.h,mspack.h} and
+# DIR/lib/{libzstd.a,libpcre2-8.a,libcsv.a,libmspack.a}; the sources stay
+# in DIR/src.
 # What is already there is kept, so only the first run fetches and
 # builds (a minute or so on two cores).  `apt-get source` needs deb-src
-# lines in the APT sources: as root this script adds them (to the deb822
-# .sources files and to sources.list) and refreshes the lists; otherwise
-# it says what to do.  dpkg-dev unpacks the sources.
+# lines in the APT sources: as root, or through sudo that needs no
+# password, this script adds them (to the deb822 .sources files and to
+# sources.list) and refreshes the lists; otherwise it says what to do.
+# dpkg-dev unpacks the sources.  Every message goes to standard error:
+# fetch() is called as $(fetch ...), and what it prints on standard
+# output is taken for the path of the sources.
 
 set -e
+# cd prints the directory it finds through CDPATH, into $(cd ... && pwd).
+unset CDPATH
 dir=${1:?usage: windows-deps.sh DIR [CC [AR]]}
 cc=${2:-x86_64-w64-mingw32-gcc}
 ar=${3:-x86_64-w64-mingw32-ar}
@@ -30,23 +37,39 @@ command -v "$cc" >/dev/null 2>&1 ||
 mkdir -p "$dir/src" "$dir/include" "$dir/lib" "$dir/obj"
 dir=$(cd "$dir" && pwd)
 
-# Adds deb-src beside every deb source and refreshes the package lists.
+# Whether the package lists know source package $1.
+has_source() {
+	apt-cache showsrc "$1" 2>/dev/null | grep -q '^Version:'
+}
+
+# Adds deb-src beside the deb sources of Debian's archive and refreshes
+# the package lists.  Other sources (a vendor's packages) are left alone:
+# many publish no sources, and a deb-src line that fails would fail every
+# later apt-get update on this machine.
 enable_deb_src() {
-	[ "$(id -u)" = 0 ] || die "apt-get source needs deb-src lines in" \
-	    "/etc/apt/sources.list.d/*.sources (Types: deb deb-src) or" \
-	    "sources.list; add them, run apt-get update, and try again"
-	echo "$me: enabling deb-src in the APT sources"
+	if [ "$(id -u)" = 0 ]; then
+		sudo=""
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		sudo=sudo
+	else
+		die "apt-get source needs deb-src lines in" \
+		    "/etc/apt/sources.list.d/*.sources (Types: deb deb-src) or" \
+		    "sources.list; add them, run apt-get update, and try again"
+	fi
+	echo "$me: enabling deb-src in the APT sources" >&2
 	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
+		[ -f "$f" ] && grep -q '^URIs:.*debian' "$f" &&
+		    $sudo sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
 	done
 	f=/etc/apt/sources.list
 	if [ -f "$f" ] && ! grep -q '^deb-src ' "$f"; then
-		sed -n 's/^deb \(.*\)/deb-src \1/p' "$f" >"$f.src.tmp"
-		cat "$f.src.tmp" >>"$f"
-		rm -f "$f.src.tmp"
+		sed -n 's/^deb \(.*debian.*\)/deb-src \1/p' "$f" |
+		    $sudo tee -a "$f" >/dev/null
 	fi
-	apt-get update -qq </dev/null >/dev/null 2>&1 ||
-	    die "apt-get update failed"
+	# A source that cannot be reached fails the update but not the
+	# others: whether the lists now hold the package is what counts.
+	$sudo apt-get update -qq </dev/null >/dev/null ||
+	    echo "$me: apt-get update failed (above)" >&2
 }
 
 # Unpacks source package $1 into $dir/src (once) and prints its
@@ -60,8 +83,10 @@ fetch() {
 	fi
 	command -v dpkg-source >/dev/null 2>&1 ||
 	    die "dpkg-source is needed to unpack sources (apt-get install dpkg-dev)"
-	if ! apt-cache showsrc "$1" 2>/dev/null | grep -q '^Version:'; then
-		enable_deb_src
+	if ! has_source "$1"; then
+		enable_deb_src >&2
+		has_source "$1" || die "$1: no source package in the APT" \
+		    "lists, even with deb-src lines"
 	fi
 	for v in $(apt-cache showsrc "$1" | sed -n 's/^Version: //p' |
 	    sort -r -V); do
@@ -98,6 +123,8 @@ archive() {
 
 if [ ! -f "$dir/lib/libzstd.a" ]; then
 	src=$(fetch libzstd)
+	[ -d "$src" ] ||
+	    die "libzstd: no source directory (${src:-nothing} came back)"
 	# Single-threaded, as the Linux tools use it; the Huffman assembly
 	# is ELF-only, so the C decoder is used.
 	archive libzstd.a -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 \
@@ -109,6 +136,8 @@ fi
 
 if [ ! -f "$dir/lib/libpcre2-8.a" ]; then
 	src=$(fetch pcre2)
+	[ -d "$src" ] ||
+	    die "pcre2: no source directory (${src:-nothing} came back)"
 	# The build without autotools that PCRE2's NON-AUTOTOOLS-BUILD
 	# describes, with Unicode and the JIT as in Debian's build.
 	gen=$dir/obj/pcre2-generated
@@ -132,6 +161,21 @@ fi
 
 if [ ! -f "$dir/lib/libcsv.a" ]; then
 	src=$(fetch libcsv)
+	[ -d "$src" ] ||
+	    die "libcsv: no source directory (${src:-nothing} came back)"
 	archive libcsv.a -I"$src" -- "$src/libcsv.c"
 	cp "$src/csv.h" "$dir/include/"
+fi
+
+if [ ! -f "$dir/lib/libmspack.a" ]; then
+	src=$(fetch libmspack)
+	[ -d "$src" ] ||
+	    die "libmspack: no source directory (${src:-nothing} came back)"
+	# The CAB reader and its three decompressors, all etlsym uses, with
+	# the library's own file I/O (system.c) and no config.h: its
+	# defaults suit mingw-w64.
+	archive libmspack.a -D_FILE_OFFSET_BITS=64 -I"$src/mspack" -- \
+	    "$src/mspack/cabd.c" "$src/mspack/system.c" \
+	    "$src/mspack/mszipd.c" "$src/mspack/qtmd.c" "$src/mspack/lzxd.c"
+	cp "$src/mspack/mspack.h" "$dir/include/"
 fi

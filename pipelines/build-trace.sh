@@ -5,6 +5,11 @@
 # After build_trace "$@": $out is the output directory, $name the trace's
 # name without .etl, $tmp a scratch directory removed at exit, and
 # $stream the decoded stream (filtered to the build unless -a was given).
+#
+# What the trace lost is said once a run: etlcat says it as it decodes,
+# naming the trace; every later stage takes -q, which drops that line
+# (the stream still carries it, as DIAG records, into every table) but
+# not the errors.  say_lossy says it again under the list of files.
 
 usage() {
 	echo "usage: $prog $synopsis" >&2
@@ -17,7 +22,7 @@ die() {
 }
 
 build_trace() {
-	here=$(cd "$(dirname "$0")" && pwd)
+	here=$(CDPATH= cd "$(dirname "$0")" && pwd)
 	PATH=$PATH:$here/../bin
 	all=0
 	out=.
@@ -39,11 +44,11 @@ build_trace() {
 	tmp=$(mktemp -d) || die "cannot make a temporary directory"
 	trap 'rm -rf "$tmp"' EXIT INT TERM
 
-	etlcat -q -o "$tmp/trace.zst" "$trace" || die "$trace: etlcat failed"
+	etlcat -o "$tmp/trace.zst" "$trace" || die "$trace: etlcat failed"
 	if [ $all = 1 ]; then
 		stream=$tmp/trace.zst
 	else
-		etlfilter --rustc -o "$tmp/build.zst" "$tmp/trace.zst" ||
+		etlfilter -q --rustc -o "$tmp/build.zst" "$tmp/trace.zst" ||
 		    die "etlfilter failed"
 		stream=$tmp/build.zst
 		# Empty tables would say nothing: say why there is nothing.
@@ -52,4 +57,13 @@ build_trace() {
 		[ "$found" -gt 0 ] || die "$trace: no Rust process (rustc, \
 cargo, rustdoc, build scripts) in the trace; -a takes every process"
 	fi
+}
+
+# Says what the trace lost again, after the list of files: the note that
+# etlreport writes under a text table of $1, one of the tables made.
+say_lossy() {
+	note=$(etlreport -q -f text "$1" 2>/dev/null |
+	    sed -n 's/^note: computed from lossy input: //p' | tail -1)
+	[ -z "$note" ] || echo "$prog: $trace: the files are computed from" \
+	    "lossy input: $note" >&2
 }

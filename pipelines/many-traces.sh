@@ -38,7 +38,10 @@
 # A trace whose job fails (an unreadable trace, a lost host) is reported
 # and left out of the merge; the others are still merged, and the exit
 # status is then 1.  Warnings of each job (a lossy trace) are shown
-# after the map.
+# after the map, and how many traces were lossy again at the end.  What
+# a trace lost is said once, by the etlcat that decodes it, naming the
+# trace: the later stages take -q, which drops that line (the tables
+# still carry it) but not the errors.
 #
 # The tools are taken from PATH, or from the bin/ beside this script.
 
@@ -62,7 +65,7 @@ quote() {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(CDPATH= cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
 jobs=100%
 logins=
@@ -107,15 +110,15 @@ trap 'exit 1' INT TERM
 
 # The job: one trace to one table, written to the job's standard output,
 # which parallel keeps in $work/N (its standard error in $work/N.err).
-job="etlcat -q {}"
+job="etlcat {}"
 if [ -n "$filter" ]; then
 	fargs=
 	for w in $filter; do
 		fargs="$fargs $(quote "$w")"
 	done
-	job="$job | etlfilter$fargs"
+	job="$job | etlfilter -q$fargs"
 fi
-job="$job | etlagg -f$view"
+job="$job | etlagg -q -f$view"
 
 transfer=
 [ $remote = 1 ] && transfer="--transferfile {} --cleanup"
@@ -131,8 +134,10 @@ status=$?
 # Each job's warnings, then the jobs that failed.  The joblog's columns:
 # Seq Host Starttime JobRuntime Send Receive Exitval Signal Command.
 tables=
+lossy=0
 for err in "$work"/*.err; do
 	[ -s "$err" ] && cat "$err" >&2
+	grep -q ': lossy input: ' "$err" 2>/dev/null && lossy=$((lossy + 1))
 done
 failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0) { print $1 }' \
     "$work/log" 2>/dev/null)
@@ -152,12 +157,15 @@ fi
 
 # The reduce.  The tables are named in the order of the traces, so that
 # the merge reads them as one run over all the traces would.
-reduce="etlagg --merge -f$view$tables"
+reduce="etlagg -q --merge -f$view$tables"
 if [ -n "$format" ]; then
-	reduce="$reduce | etlreport -f $(quote "$format")"
+	reduce="$reduce | etlreport -q -f $(quote "$format")"
 	[ -n "$output" ] && reduce="$reduce -o $(quote "$output")"
 elif [ -n "$output" ]; then
 	reduce="$reduce -o $(quote "$output")"
 fi
 eval "$reduce" || exit 1
+[ $lossy -eq 0 ] || echo "$prog: $lossy of $(($(wc -l <"$work/log") - 1))" \
+    "traces are lossy input (above): the table is computed from what" \
+    "they hold" >&2
 exit $status

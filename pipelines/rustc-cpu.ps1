@@ -49,6 +49,22 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
+# What the trace lost is said once a run: etlcat says it as it decodes,
+# naming the trace; every later stage takes -q, which drops that line
+# (the stream still carries it into every table) but not the errors.
+# Write-Lossy says it again after the list of files: the note that
+# etlreport writes under a text table of $Table, one of the tables made.
+function Write-Lossy([string] $Table) {
+	$prefix = 'note: computed from lossy input: '
+	$note = @(& etlreport -q -f text $Table 2>$null |
+	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
+	if ($note) {
+		$lost = $note.Substring($prefix.Length)
+		[Console]::Error.WriteLine("${me}: ${Trace}: the files are " +
+		    "computed from lossy input: $lost")
+	}
+}
+
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"
 }
@@ -58,10 +74,10 @@ $tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
 New-Item -ItemType Directory -Path $tmp | Out-Null
 try {
 	$stream = Join-Path $tmp 'trace.zst'
-	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	Invoke-Tool etlcat @('-o', $stream, $Trace)
 	if (-not $All) {
 		$build = Join-Path $tmp 'build.zst'
-		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		Invoke-Tool etlfilter @('-q', '--rustc', '-o', $build, $stream)
 		$stream = $build
 		# Empty tables would say nothing: say why there is nothing.
 		$found = Join-Path $tmp 'found.zst'
@@ -88,19 +104,21 @@ try {
 	    function = 'functions'; module = 'modules' }
 	foreach ($by in 'process', 'stack', 'function', 'module') {
 		$table = Join-Path $tmp "$by.zst"
-		Invoke-Tool etlagg @('-o', $table, 'cpu', '--by', $by, $stream)
-		Invoke-Tool etlreport @('-f', 'csv', '-o',
+		Invoke-Tool etlagg @('-q', '-o', $table, 'cpu', '--by', $by,
+		    $stream)
+		Invoke-Tool etlreport @('-q', '-f', 'csv', '-o',
 		    "$base.cpu-$($files[$by]).csv", $table)
 	}
 	$stacks = Join-Path $tmp 'stack.zst'
-	Invoke-Tool etlreport @('-f', 'folded', '-o', "$base.cpu.folded",
+	Invoke-Tool etlreport @('-q', '-f', 'folded', '-o', "$base.cpu.folded",
 	    $stacks)
-	Invoke-Tool etlreport @('-f', 'svg', '--title', "CPU of $name by stack",
-	    '-o', "$base.cpu.svg", $stacks)
+	Invoke-Tool etlreport @('-q', '-f', 'svg', '--title',
+	    "CPU of $name by stack", '-o', "$base.cpu.svg", $stacks)
 	foreach ($f in 'cpu-processes.csv', 'cpu-stacks.csv',
 	    'cpu-functions.csv', 'cpu-modules.csv', 'cpu.folded', 'cpu.svg') {
 		"$base.$f"
 	}
+	Write-Lossy (Join-Path $tmp 'process.zst')
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

@@ -31,16 +31,17 @@ etlsym -q -o "$tmp/named.zst" "$stream" ||
     echo "$prog: etlsym: some frames stay unnamed" >&2
 [ -s "$tmp/named.zst" ] && stream=$tmp/named.zst
 for by in process stack function module; do
-	etlagg -o "$tmp/$by.zst" cpu --by $by "$stream" ||
+	etlagg -q -o "$tmp/$by.zst" cpu --by $by "$stream" ||
 	    die "etlagg cpu --by $by failed"
 	[ $by = process ] && file=processes || file=${by}s
-	etlreport -f csv -o "$out/$name.cpu-$file.csv" "$tmp/$by.zst" ||
+	etlreport -q -f csv -o "$out/$name.cpu-$file.csv" "$tmp/$by.zst" ||
 	    die "etlreport failed"
 done
-etlreport -f folded -o "$out/$name.cpu.folded" "$tmp/stack.zst" &&
-    etlreport -f svg --title "CPU of $name by stack" \
+etlreport -q -f folded -o "$out/$name.cpu.folded" "$tmp/stack.zst" &&
+    etlreport -q -f svg --title "CPU of $name by stack" \
     -o "$out/$name.cpu.svg" "$tmp/stack.zst" || die "etlreport failed"
 for f in cpu-processes.csv cpu-stacks.csv cpu-functions.csv \
     cpu-modules.csv cpu.folded cpu.svg; do
 	echo "$out/$name.$f"
 done
+say_lossy "$tmp/process.zst"

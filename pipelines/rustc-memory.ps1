@@ -48,6 +48,22 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
+# What the trace lost is said once a run: etlcat says it as it decodes,
+# naming the trace; every later stage takes -q, which drops that line
+# (the stream still carries it into every table) but not the errors.
+# Write-Lossy says it again after the list of files: the note that
+# etlreport writes under a text table of $Table, one of the tables made.
+function Write-Lossy([string] $Table) {
+	$prefix = 'note: computed from lossy input: '
+	$note = @(& etlreport -q -f text $Table 2>$null |
+	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
+	if ($note) {
+		$lost = $note.Substring($prefix.Length)
+		[Console]::Error.WriteLine("${me}: ${Trace}: the files are " +
+		    "computed from lossy input: $lost")
+	}
+}
+
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"
 }
@@ -57,32 +73,34 @@ $tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
 New-Item -ItemType Directory -Path $tmp | Out-Null
 try {
 	$stream = Join-Path $tmp 'trace.zst'
-	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	Invoke-Tool etlcat @('-o', $stream, $Trace)
 	if (-not $All) {
 		$build = Join-Path $tmp 'build.zst'
-		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		Invoke-Tool etlfilter @('-q', '--rustc', '-o', $build, $stream)
 		$stream = $build
 	}
 	$base = Join-Path $OutDir $name
 	$process = Join-Path $tmp 'process.zst'
 	$stacks = Join-Path $tmp 'stack.zst'
 	$timeline = Join-Path $tmp 'timeline.zst'
-	Invoke-Tool etlagg @('-o', $process, 'vmem', '--by', 'process', $stream)
-	Invoke-Tool etlagg @('-o', $stacks, 'vmem', '--by', 'stack', '--weight',
-	    'committed', $stream)
-	Invoke-Tool etlagg @('-o', $timeline, 'vmem', '--timeline', $stream)
-	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.commit-processes.csv",
-	    $process)
-	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.commit-stacks.csv",
-	    $stacks)
-	Invoke-Tool etlreport @('-f', 'folded', '-o', "$base.commit.folded",
-	    $stacks)
-	Invoke-Tool etlreport @('-f', 'svg', '--title',
+	Invoke-Tool etlagg @('-q', '-o', $process, 'vmem', '--by', 'process',
+	    $stream)
+	Invoke-Tool etlagg @('-q', '-o', $stacks, 'vmem', '--by', 'stack',
+	    '--weight', 'committed', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $timeline, 'vmem', '--timeline',
+	    $stream)
+	Invoke-Tool etlreport @('-q', '-f', 'csv', '-o',
+	    "$base.commit-processes.csv", $process)
+	Invoke-Tool etlreport @('-q', '-f', 'csv', '-o',
+	    "$base.commit-stacks.csv", $stacks)
+	Invoke-Tool etlreport @('-q', '-f', 'folded', '-o',
+	    "$base.commit.folded", $stacks)
+	Invoke-Tool etlreport @('-q', '-f', 'svg', '--title',
 	    "Memory committed by $name, by stack", '-o', "$base.commit.svg",
 	    $stacks)
-	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.commit-timeline.csv",
-	    $timeline)
-	Invoke-Tool etlreport @('-f', 'svg', '--title',
+	Invoke-Tool etlreport @('-q', '-f', 'csv', '-o',
+	    "$base.commit-timeline.csv", $timeline)
+	Invoke-Tool etlreport @('-q', '-f', 'svg', '--title',
 	    "Outstanding commit of $name", '-o', "$base.commit-timeline.svg",
 	    $timeline)
 	foreach ($f in 'commit-processes.csv', 'commit-stacks.csv',
@@ -90,6 +108,7 @@ try {
 	    'commit-timeline.svg') {
 		"$base.$f"
 	}
+	Write-Lossy $process
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

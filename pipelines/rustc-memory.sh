@@ -30,21 +30,22 @@ prog=rustc-memory.sh
 synopsis="[-a] [-o dir] trace.etl"
 . "$(dirname "$0")/build-trace.sh"
 build_trace "$@"
-etlagg -o "$tmp/process.zst" vmem --by process "$stream" &&
-    etlagg -o "$tmp/stack.zst" vmem --by stack --weight committed \
-    "$stream" && etlagg -o "$tmp/timeline.zst" vmem --timeline "$stream" ||
+etlagg -q -o "$tmp/process.zst" vmem --by process "$stream" &&
+    etlagg -q -o "$tmp/stack.zst" vmem --by stack --weight committed \
+    "$stream" && etlagg -q -o "$tmp/timeline.zst" vmem --timeline "$stream" ||
     die "etlagg vmem failed"
-etlreport -f csv -o "$out/$name.commit-processes.csv" "$tmp/process.zst" &&
-    etlreport -f csv -o "$out/$name.commit-stacks.csv" "$tmp/stack.zst" &&
-    etlreport -f folded -o "$out/$name.commit.folded" "$tmp/stack.zst" &&
-    etlreport -f svg --title "Memory committed by $name, by stack" \
+etlreport -q -f csv -o "$out/$name.commit-processes.csv" "$tmp/process.zst" &&
+    etlreport -q -f csv -o "$out/$name.commit-stacks.csv" "$tmp/stack.zst" &&
+    etlreport -q -f folded -o "$out/$name.commit.folded" "$tmp/stack.zst" &&
+    etlreport -q -f svg --title "Memory committed by $name, by stack" \
     -o "$out/$name.commit.svg" "$tmp/stack.zst" &&
-    etlreport -f csv -o "$out/$name.commit-timeline.csv" \
+    etlreport -q -f csv -o "$out/$name.commit-timeline.csv" \
     "$tmp/timeline.zst" &&
-    etlreport -f svg --title "Outstanding commit of $name" \
+    etlreport -q -f svg --title "Outstanding commit of $name" \
     -o "$out/$name.commit-timeline.svg" "$tmp/timeline.zst" ||
     die "etlreport failed"
 for f in commit-processes.csv commit-stacks.csv commit.folded commit.svg \
     commit-timeline.csv commit-timeline.svg; do
 	echo "$out/$name.$f"
 done
+say_lossy "$tmp/process.zst"

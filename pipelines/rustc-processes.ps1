@@ -45,6 +45,22 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
+# What the trace lost is said once a run: etlcat says it as it decodes,
+# naming the trace; every later stage takes -q, which drops that line
+# (the stream still carries it into every table) but not the errors.
+# Write-Lossy says it again after the list of files: the note that
+# etlreport writes under a text table of $Table, one of the tables made.
+function Write-Lossy([string] $Table) {
+	$prefix = 'note: computed from lossy input: '
+	$note = @(& etlreport -q -f text $Table 2>$null |
+	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
+	if ($note) {
+		$lost = $note.Substring($prefix.Length)
+		[Console]::Error.WriteLine("${me}: ${Trace}: the files are " +
+		    "computed from lossy input: $lost")
+	}
+}
+
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"
 }
@@ -54,10 +70,10 @@ $tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
 New-Item -ItemType Directory -Path $tmp | Out-Null
 try {
 	$stream = Join-Path $tmp 'trace.zst'
-	Invoke-Tool etlcat @('-q', '-o', $stream, $Trace)
+	Invoke-Tool etlcat @('-o', $stream, $Trace)
 	if (-not $All) {
 		$build = Join-Path $tmp 'build.zst'
-		Invoke-Tool etlfilter @('--rustc', '-o', $build, $stream)
+		Invoke-Tool etlfilter @('-q', '--rustc', '-o', $build, $stream)
 		$stream = $build
 		# Empty tables would say nothing: say why there is nothing.
 		$found = Join-Path $tmp 'found.zst'
@@ -71,18 +87,21 @@ try {
 	}
 	$processes = Join-Path $tmp 'processes.zst'
 	$tree = Join-Path $tmp 'tree.zst'
-	Invoke-Tool etlagg @('-o', $processes, 'processes', $stream)
-	Invoke-Tool etlagg @('-o', $tree, 'tree', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $processes, 'processes', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $tree, 'tree', $stream)
 	$base = Join-Path $OutDir $name
-	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.processes.csv",
+	Invoke-Tool etlreport @('-q', '-f', 'csv', '-o', "$base.processes.csv",
 	    $processes)
-	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.tree.csv", $tree)
-	Invoke-Tool etlreport @('-f', 'text', '-o', "$base.tree.txt", $tree)
-	Invoke-Tool etlreport @('-f', 'html', '--title', "Processes of $name",
-	    '-o', "$base.tree.html", $tree)
+	Invoke-Tool etlreport @('-q', '-f', 'csv', '-o', "$base.tree.csv",
+	    $tree)
+	Invoke-Tool etlreport @('-q', '-f', 'text', '-o', "$base.tree.txt",
+	    $tree)
+	Invoke-Tool etlreport @('-q', '-f', 'html', '--title',
+	    "Processes of $name", '-o', "$base.tree.html", $tree)
 	foreach ($f in 'processes.csv', 'tree.csv', 'tree.txt', 'tree.html') {
 		"$base.$f"
 	}
+	Write-Lossy $processes
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

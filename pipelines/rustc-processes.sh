@@ -21,13 +21,14 @@ prog=rustc-processes.sh
 synopsis="[-a] [-o dir] trace.etl"
 . "$(dirname "$0")/build-trace.sh"
 build_trace "$@"
-etlagg -o "$tmp/processes.zst" processes "$stream" &&
-    etlagg -o "$tmp/tree.zst" tree "$stream" || die "etlagg failed"
-etlreport -f csv -o "$out/$name.processes.csv" "$tmp/processes.zst" &&
-    etlreport -f csv -o "$out/$name.tree.csv" "$tmp/tree.zst" &&
-    etlreport -f text -o "$out/$name.tree.txt" "$tmp/tree.zst" &&
-    etlreport -f html --title "Processes of $name" \
+etlagg -q -o "$tmp/processes.zst" processes "$stream" &&
+    etlagg -q -o "$tmp/tree.zst" tree "$stream" || die "etlagg failed"
+etlreport -q -f csv -o "$out/$name.processes.csv" "$tmp/processes.zst" &&
+    etlreport -q -f csv -o "$out/$name.tree.csv" "$tmp/tree.zst" &&
+    etlreport -q -f text -o "$out/$name.tree.txt" "$tmp/tree.zst" &&
+    etlreport -q -f html --title "Processes of $name" \
     -o "$out/$name.tree.html" "$tmp/tree.zst" || die "etlreport failed"
 for f in processes.csv tree.csv tree.txt tree.html; do
 	echo "$out/$name.$f"
 done
+say_lossy "$tmp/processes.zst"

@@ -55,6 +55,22 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
+# What a profile lost is said once a run: etlcat says it as it decodes,
+# naming the profile; every later stage takes -q, which drops that line
+# (the stream still carries it into every table) but not the errors.
+# Write-Lossy says it again after the list of files: the note that
+# etlreport writes under a text table of $Table, one of the tables made.
+function Write-Lossy([string] $Table) {
+	$prefix = 'note: computed from lossy input: '
+	$note = @(& etlreport -q -f text --table queries_total $Table 2>$null |
+	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
+	if ($note) {
+		$lost = $note.Substring($prefix.Length)
+		[Console]::Error.WriteLine("${me}: ${ProfDir}: the files are " +
+		    "computed from lossy input: $lost")
+	}
+}
+
 if (-not (Test-Path -LiteralPath $ProfDir -PathType Container)) {
 	Fail "${ProfDir}: no such directory"
 }
@@ -81,23 +97,23 @@ try {
 	}
 	$queries = Join-Path $tmp 'queries.zst'
 	$stacks = Join-Path $tmp 'stacks.zst'
-	Invoke-Tool etlagg @('-o', $queries, 'queries', $stream)
-	Invoke-Tool etlagg @('-o', $stacks, 'querystacks', $stream)
-	Invoke-Tool etlreport @('-f', 'counts', '-o',
+	Invoke-Tool etlagg @('-q', '-o', $queries, 'queries', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $stacks, 'querystacks', $stream)
+	Invoke-Tool etlreport @('-q', '-f', 'counts', '-o',
 	    (Join-Path $OutDir 'profile_queries.counts.txt'), $stream)
-	Invoke-Tool etlreport @('-f', 'html', '--max-depth', "$Depth",
+	Invoke-Tool etlreport @('-q', '-f', 'html', '--max-depth', "$Depth",
 	    '--min-percent', $Percent, '--title', "rustc queries of $name",
 	    '-o', (Join-Path $OutDir 'profile_queries.html'), $stream)
 	foreach ($t in 'queries', 'queries_total', 'queries_artifacts') {
-		Invoke-Tool etlreport @('-f', 'csv', '--table', $t, '-o',
+		Invoke-Tool etlreport @('-q', '-f', 'csv', '--table', $t, '-o',
 		    (Join-Path $OutDir "$t.csv"), $queries)
 	}
-	Invoke-Tool etlreport @('-f', 'folded', '-o',
+	Invoke-Tool etlreport @('-q', '-f', 'folded', '-o',
 	    (Join-Path $OutDir 'queries.folded'), $stacks)
-	Invoke-Tool etlreport @('-f', 'svg', '--title',
+	Invoke-Tool etlreport @('-q', '-f', 'svg', '--title',
 	    "rustc query stacks of $name", '-o',
 	    (Join-Path $OutDir 'queries.svg'), $stacks)
-	Invoke-Tool etlreport @('-f', 'chrome', '-o',
+	Invoke-Tool etlreport @('-q', '-f', 'chrome', '-o',
 	    (Join-Path $OutDir 'queries.chrome.json'), $stream)
 	foreach ($f in 'profile_queries.counts.txt', 'profile_queries.html',
 	    'queries.csv', 'queries_total.csv', 'queries_artifacts.csv',
@@ -105,6 +121,7 @@ try {
 	    'queries.chrome.json') {
 		Join-Path $OutDir $f
 	}
+	Write-Lossy $queries
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

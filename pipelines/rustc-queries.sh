@@ -37,7 +37,7 @@ die() {
 	exit 1
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(CDPATH= cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
 depth=0
 percent=1
@@ -61,33 +61,41 @@ mkdir -p "$out" || die "$out: cannot make the directory"
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
+# What a profile lost is said once: etlcat says it as it decodes, naming
+# the profile; the later stages take -q, which drops that line (the
+# stream still carries it into every table) but not the errors.  It is
+# said again under the list of files.
 status=0
 etlcat -o "$tmp/profiles.zst" "$@" || status=$?
 [ $status -le 1 ] || die "etlcat failed"
 [ $status -eq 0 ] || echo "rustc-queries.sh: some profiles had" \
     "problems (above); going on with what they hold" >&2
-etlagg -o "$tmp/queries.zst" queries "$tmp/profiles.zst" &&
-    etlagg -o "$tmp/stacks.zst" querystacks "$tmp/profiles.zst" ||
+etlagg -q -o "$tmp/queries.zst" queries "$tmp/profiles.zst" &&
+    etlagg -q -o "$tmp/stacks.zst" querystacks "$tmp/profiles.zst" ||
     die "etlagg failed"
-etlreport -f counts -o "$out/profile_queries.counts.txt" \
+etlreport -q -f counts -o "$out/profile_queries.counts.txt" \
     "$tmp/profiles.zst" &&
-    etlreport -f html --max-depth "$depth" --min-percent "$percent" \
+    etlreport -q -f html --max-depth "$depth" --min-percent "$percent" \
     --title "rustc queries of $(basename "$dir")" \
     -o "$out/profile_queries.html" "$tmp/profiles.zst" &&
-    etlreport -f csv --table queries -o "$out/queries.csv" \
+    etlreport -q -f csv --table queries -o "$out/queries.csv" \
     "$tmp/queries.zst" &&
-    etlreport -f csv --table queries_total -o "$out/queries_total.csv" \
+    etlreport -q -f csv --table queries_total -o "$out/queries_total.csv" \
     "$tmp/queries.zst" &&
-    etlreport -f csv --table queries_artifacts \
+    etlreport -q -f csv --table queries_artifacts \
     -o "$out/queries_artifacts.csv" "$tmp/queries.zst" &&
-    etlreport -f folded -o "$out/queries.folded" "$tmp/stacks.zst" &&
-    etlreport -f svg --title "rustc query stacks of $(basename "$dir")" \
+    etlreport -q -f folded -o "$out/queries.folded" "$tmp/stacks.zst" &&
+    etlreport -q -f svg --title "rustc query stacks of $(basename "$dir")" \
     -o "$out/queries.svg" "$tmp/stacks.zst" &&
-    etlreport -f chrome -o "$out/queries.chrome.json" "$tmp/profiles.zst" ||
+    etlreport -q -f chrome -o "$out/queries.chrome.json" "$tmp/profiles.zst" ||
     die "etlreport failed"
 for f in profile_queries.counts.txt profile_queries.html queries.csv \
     queries_total.csv queries_artifacts.csv queries.folded queries.svg \
     queries.chrome.json; do
 	echo "$out/$f"
 done
+note=$(etlreport -q -f text --table queries_total "$tmp/queries.zst" \
+    2>/dev/null | sed -n 's/^note: computed from lossy input: //p' | tail -1)
+[ -z "$note" ] || echo "rustc-queries.sh: $dir: the files are computed" \
+    "from lossy input: $note" >&2
 exit $status

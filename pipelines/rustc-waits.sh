@@ -26,15 +26,16 @@ for view in "threads --by thread:threads" "threads --by process:processes" \
     "waits --by stack:stacks" "waits --by reason:reasons"; do
 	args=${view%%:*}
 	file=${view##*:}
-	etlagg -o "$tmp/$file.zst" $args "$stream" ||
+	etlagg -q -o "$tmp/$file.zst" $args "$stream" ||
 	    die "etlagg $args failed"
-	etlreport -f csv -o "$out/$name.waits-$file.csv" "$tmp/$file.zst" ||
+	etlreport -q -f csv -o "$out/$name.waits-$file.csv" "$tmp/$file.zst" ||
 	    die "etlreport failed"
 done
-etlreport -f folded -o "$out/$name.waits.folded" "$tmp/stacks.zst" &&
-    etlreport -f svg --title "Blocked time of $name by stack" \
+etlreport -q -f folded -o "$out/$name.waits.folded" "$tmp/stacks.zst" &&
+    etlreport -q -f svg --title "Blocked time of $name by stack" \
     -o "$out/$name.waits.svg" "$tmp/stacks.zst" || die "etlreport failed"
 for f in waits-threads.csv waits-processes.csv waits-stacks.csv \
     waits-reasons.csv waits.folded waits.svg; do
 	echo "$out/$name.$f"
 done
+say_lossy "$tmp/processes.zst"

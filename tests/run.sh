@@ -6,6 +6,8 @@
 #
 # Usage: sh tests/run.sh [-v]	(-v shows the detail of passing tests too)
 
+# cd prints the directory it finds through CDPATH, into $(cd ... && pwd).
+unset CDPATH
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 verbose=0

@@ -70,3 +70,48 @@ damage_trace() {
 	printf '\377\377\377\377\377\377\377\377' | dd of="$2" \
 	    bs=1 seek="$3" conv=notrunc 2>/dev/null
 }
+
+# make_cab FILE CAB NAME: CAB, a cabinet holding FILE stored (not
+# compressed) as NAME, as symbol stores keep a .pd_; needs python3.
+make_cab() {
+	command -v python3 >/dev/null || return 1
+	python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+blocks = [data[i:i + 32768] for i in range(0, len(data), 32768)]
+name = sys.argv[3].encode() + b'\0'
+files_at = 36 + 8
+data_at = files_at + 16 + len(name)
+total = data_at + sum(8 + len(b) for b in blocks)
+out = struct.pack('<4sIIIIIBBHHHHH', b'MSCF', 0, total, 0, files_at, 0, 3, 1,
+    1, 1, 0, 0, 0)
+out += struct.pack('<IHH', data_at, len(blocks), 0)
+out += struct.pack('<IIHHHH', len(data), 0, 0, 0x5821, 0, 0x20) + name
+for b in blocks:
+	out += struct.pack('<IHH', 0, len(b), len(b)) + b
+open(sys.argv[2], 'wb').write(out)
+PY
+}
+
+# wine_start PREFIX: wine set up to run the Windows build, in a prefix of
+# our own (made once, some seconds, and kept with the build; no Mono or
+# Gecko installer, no debug chatter), with one wineserver for the whole
+# test, stopped at the end: a server that is shutting down as the next
+# program starts can lose that program.  It persists without a timeout:
+# under a sanitizer build the Linux steps between two wine programs can
+# take long enough for a timed server to begin shutting down.  Returns 1,
+# with the reason in $wine_error, when wine cannot run a program.
+wine_start() {
+	export WINEPREFIX="${WINEPREFIX:-$1}"
+	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	wineserver=$(command -v wineserver 2>/dev/null ||
+	    echo /usr/lib/wine/wineserver)
+	if [ -x "$wineserver" ]; then
+		"$wineserver" -p 2>/dev/null
+		trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+	fi
+	if ! wine cmd /c exit 0 >"$tmp/wine.out" 2>&1; then
+		wine_error=$(head -c 200 "$tmp/wine.out")
+		return 1
+	fi
+}

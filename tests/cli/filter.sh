@@ -49,7 +49,7 @@ usage_error bad-pid "etlfilter: bad pid '12x': " --pid 1,12x
 usage_error bad-option "usage: etlfilter " --bogus
 
 # The usage line is the man page's SYNOPSIS.
-if command -v mandoc >/dev/null 2>&1; then
+if command -v mandoc >/dev/null 2>&1 && command -v col >/dev/null 2>&1; then
 	etlfilter --help | sed -n '/^usage:/,/\[file \.\.\.\]$/p' |
 	    sed 's/^usage: //' | tr -s ' \t\n' '   ' |
 	    sed 's/^ //; s/ $//' >"$tmp/usage"
@@ -59,7 +59,8 @@ if command -v mandoc >/dev/null 2>&1; then
 	check_eq usage-synopsis "$(cat "$tmp/usage")" \
 	    "$(grep '^etlfilter \[' "$tmp/synopsis")"
 else
-	skip usage-synopsis "no mandoc"
+	skip usage-synopsis "no mandoc or col (apt-get install mandoc \
+bsdextrautils)"
 fi
 
 if [ ! -d "$etl" ]; then

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../testlib.sh"
 
 if ! command -v mandoc >/dev/null; then
-	skip help-synopsis "mandoc is not installed"
+	skip help-synopsis "no mandoc (apt-get install mandoc)"
 	exit 0
 fi
 

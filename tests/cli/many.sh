@@ -142,5 +142,6 @@ elif python3 -c 'import duckdb' 2>/dev/null; then
 	    \"SELECT count(*) FROM read_csv_auto('out.cpu.csv')\").fetchone()[0])")
 	check_eq many-duckdb "$got" "$want"
 else
-	skip many-duckdb "no duckdb command or python3 module"
+	skip many-duckdb "no duckdb command or python3 module (DuckDB is not \
+packaged by Debian)"
 fi

@@ -182,7 +182,7 @@ if etlsynth --scenario memory-lossy -o "$tmp/lossy.etl" &&
 	esac
 	# The REC_DIAG records, read as bytes (no tool renders them yet).
 	if ! command -v zstd >/dev/null; then
-		skip heapsnap-lossy-diag "no zstd on PATH"
+		skip heapsnap-lossy-diag "no zstd on PATH (apt-get install zstd)"
 	elif zstd -dc "$tmp/lossy.zst" | grep -aq 'written in part' &&
 	    etlagg heapsnap "$tmp/lossy.zst" | zstd -dc |
 	    grep -aq 'snapshots incomplete'; then

@@ -16,7 +16,8 @@
 
 pwsh=$(command -v pwsh 2>/dev/null || echo "$HOME/.dotnet/tools/pwsh")
 if [ ! -x "$pwsh" ]; then
-	skip powershell "no pwsh (sh .ci/pwsh.sh installs PowerShell 7)"
+	skip powershell "no pwsh (not packaged by Debian: sh .ci/pwsh.sh \
+installs PowerShell 7 where the .NET SDK is)"
 	exit 0
 fi
 export POWERSHELL_TELEMETRY_OPTOUT=1 POWERSHELL_UPDATECHECK=Off \

@@ -275,7 +275,7 @@ import gzip, json, sys
 print(json.load(open(sys.argv[1])) == json.load(gzip.open(sys.argv[2])))
 ' "$tmp/c.json" "$dir/crox.json.gz")" True
 		else
-			skip "crox-$name" "python3 is not installed"
+			skip "crox-$name" "no python3 (apt-get install python3)"
 		fi
 	done
 fi
@@ -283,7 +283,8 @@ fi
 # ---- profiles recorded here ----
 
 if ! RUSTC_BOOTSTRAP=1 rustc -Z help >/dev/null 2>&1; then
-	skip record "rustc is not installed"
+	skip record "no rustc that takes -Z with RUSTC_BOOTSTRAP=1 (apt-get \
+install rustc)"
 	exit 0
 fi
 mkdir "$tmp/rec"

@@ -94,25 +94,10 @@ grep -q "^$image,.*,$name.pdb,$key,found," "$tmp/images" &&
 # file, made here).
 mkdir -p "$tmp/store/$name.pdb/$key" "$tmp/cab/$name.pdb/$key"
 cp "$dir/$name.pdb" "$tmp/store/$name.pdb/$key/"
-command -v python3 >/dev/null && python3 - "$dir/$name.pdb" "$tmp/cab/$name.pdb/$key/$name.pd_" "$name.pdb" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-blocks = [data[i:i + 32768] for i in range(0, len(data), 32768)]
-name = sys.argv[3].encode() + b'\0'
-files_at = 36 + 8
-data_at = files_at + 16 + len(name)
-total = data_at + sum(8 + len(b) for b in blocks)
-out = struct.pack('<4sIIIIIBBHHHHH', b'MSCF', 0, total, 0, files_at, 0, 3, 1,
-    1, 1, 0, 0, 0)
-out += struct.pack('<IHH', data_at, len(blocks), 0)
-out += struct.pack('<IIHHHH', len(data), 0, 0, 0x5821, 0, 0x20) + name
-for b in blocks:
-	out += struct.pack('<IHH', 0, len(b), len(b)) + b
-open(sys.argv[2], 'wb').write(out)
-PY
-command -v python3 >/dev/null && stores="store cab" || {
+make_cab "$dir/$name.pdb" "$tmp/cab/$name.pdb/$key/$name.pd_" "$name.pdb" &&
+    stores="store cab" || {
 	stores=store
-	skip sym-stream-cab "no python3 to make a CAB"
+	skip sym-stream-cab "no python3 to make a CAB (apt-get install python3)"
 }
 for store in $stores; do
 	etlsym -v -y "$tmp/$store" -o "$tmp/s2.zst" "$tmp/t.zst" 2>"$tmp/err"
@@ -147,7 +132,8 @@ etlagg cpu --by function <"$tmp/s4.zst" | etlreport -f csv |
 # the PDB lands in the cache in store layout, and the cache serves the
 # next run with the server gone.
 if ! command -v python3 >/dev/null; then
-	skip sym-stream-server "no python3 for a local HTTP server"
+	skip sym-stream-server "no python3 for a local HTTP server (apt-get \
+install python3)"
 	exit 0
 fi
 port=$(python3 -c 'import socket; s = socket.socket()

@@ -17,7 +17,8 @@ if ! command -v wine >/dev/null 2>&1; then
 	exit 0
 fi
 if [ ! -x "$win/etlcat.exe" ]; then
-	skip windows "no Windows build (make windows)"
+	skip windows "no Windows build (make windows, which needs \
+gcc-mingw-w64-x86-64, dpkg-dev and deb-src lines in the APT sources)"
 	exit 0
 fi
 # A prefix of our own, made once (some seconds) and kept with the build;
@@ -143,7 +144,8 @@ if [ -f "$zip" ] && command -v zip >/dev/null 2>&1; then
 	done
 	check_eq windows-dist-zip "$missing" ""
 else
-	skip windows-dist-zip "no $zip (make dist-windows)"
+	skip windows-dist-zip "no $zip (make dist-windows, which needs \
+mandoc and zip)"
 fi
 
 # The corpus: streams, event CSV and statistics; folded CPU stacks of
