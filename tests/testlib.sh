@@ -110,7 +110,8 @@ wine_start() {
 		"$wineserver" -p 2>/dev/null
 		trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 	fi
-	if ! wine cmd /c exit 0 >"$tmp/wine.out" 2>&1; then
+	if ! wine "$ETL_TOP/build-windows/bin/etlcat.exe" --version \
+	    >"$tmp/wine.out" 2>&1; then
 		wine_error=$(head -c 200 "$tmp/wine.out")
 		return 1
 	fi

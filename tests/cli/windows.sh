@@ -21,24 +21,10 @@ if [ ! -x "$win/etlcat.exe" ]; then
 gcc-mingw-w64-x86-64, dpkg-dev and deb-src lines in the APT sources)"
 	exit 0
 fi
-# A prefix of our own, made once (some seconds) and kept with the build;
-# no Mono or Gecko installer, no debug chatter.
-export WINEPREFIX="${WINEPREFIX:-$ETL_TOP/build-windows/wine}"
-export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-# One wineserver for the whole test, stopped at the end: a server that
-# is shutting down as the next program starts can lose that program.
-# It persists without a timeout: under a sanitizer build the Linux
-# steps between two wine programs can take long enough for a timed
-# server to begin shutting down (an empty output, seen once).
-wineserver=$(command -v wineserver 2>/dev/null || echo /usr/lib/wine/wineserver)
-if [ -x "$wineserver" ]; then
-	"$wineserver" -p 2>/dev/null
-	trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-fi
-if ! wine "$win/etlcat.exe" --version >"$tmp/wine.out" 2>&1; then
-	skip windows "wine cannot run the .exe files: $(head -c 200 "$tmp/wine.out")"
+wine_start "$ETL_TOP/build-windows/wine" || {
+	skip windows "wine cannot run the .exe files: $wine_error"
 	exit 0
-fi
+}
 
 # w TOOL ARGS: the Windows build of TOOL.
 w() {
