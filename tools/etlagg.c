@@ -12,7 +12,9 @@
 
 #include "cli/cli.h"
 #include "stream/stream.h"
+#include "base/platform.h"
 #include "views/view.h"
+#include "views/view_diff.h"
 
 #define PRODUCER "etlagg 0.1"
 
@@ -45,6 +47,7 @@ struct args {
 	const struct view_ops *ops;
 	int force, merge, quiet;
 	const char *out;
+	const char *diff;	/* --diff BASE, for a view without its own */
 	char **vargv;		/* the view's name and options */
 	int vargc;
 	char **files;
@@ -128,6 +131,23 @@ view_token(const char *name, const char *value)
 	snprintf(t, len, "--%s%s%s", name, value ? "=" : "",
 	    value ? value : "");
 	return t;
+}
+
+/*
+ * The views that count, whose tables --diff BASE joins with BASE's
+ * (views/view_diff.h); queries and heapsnap have a --diff of their own.
+ */
+static int
+is_diffable(const struct view_ops *ops)
+{
+	static const char *const names[] = { "cpu", "vmem", "heap",
+	    "threads", "waits", "crates", "processes", "stats", NULL };
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(ops->name, names[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static void
@@ -217,6 +237,13 @@ parse_args(int argc, char *argv[], struct args *a)
 		}
 		len = strcspn(vopt[i] + 2, "=");
 		snprintf(name, sizeof(name), "%.*s", (int)len, vopt[i] + 2);
+		if (strcmp(name, "diff") == 0 && !view_has_option(a->ops,
+		    name) && is_diffable(a->ops)) {
+			if ((a->diff = strdup(vopt[i] + 2 + len + 1)) == NULL)
+				cli_fatal(CLI_DATA_ERROR, "out of memory");
+			free(vopt[i]);
+			continue;
+		}
 		if (!view_has_option(a->ops, name)) {
 			cli_warn("view %s has no option --%s", a->ops->name,
 			    name);
@@ -239,6 +266,7 @@ args_release(struct args *a)
 		free(a->vargv[i]);
 	free(a->vargv);
 	free(a->files);
+	free((char *)a->diff);
 }
 
 struct aggregation {
@@ -305,6 +333,82 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg,
 	return status;
 }
 
+/*
+ * Writes a view's tables into a scratch stream and gives them to d as
+ * `side`.  @return : CLI_OK, or CLI_DATA_ERROR (said why).
+ */
+static int
+tables_to_diff(const struct view_ops *ops, struct view *v,
+    struct view_diff *d, int side)
+{
+	FILE *fp = platform_scratch_file();
+	struct stream_writer *w;
+	struct stream_end end = { 0 };
+	int rc;
+
+	if (fp == NULL || (w = stream_writer_new(fp, CLI_STREAM_LEVEL)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "--diff: no scratch file");
+	if (stream_write_header(w, PRODUCER) != 0 || ops->finish(v, w) != 0 ||
+	    stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
+		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write the scratch "
+		    "file");
+	rewind(fp);
+	rc = view_diff_read(d, side, fp);
+	fclose(fp);
+	if (rc != 0) {
+		cli_warn("--diff: %s", view_diff_error(d));
+		return CLI_DATA_ERROR;
+	}
+	return CLI_OK;
+}
+
+/*
+ * --diff BASE: a second view of the same arguments over BASE, whose
+ * tables are the base side; what BASE lost goes on to w, as the input's
+ * does.  @return : CLI_OK, or CLI_DATA_ERROR (said why).
+ */
+static int
+read_base(struct args *a, struct view_diff *d, struct stream_writer *w)
+{
+	struct stream_reader *r = stream_reader_new(a->ops->reader_flags);
+	struct cli_inputs in;
+	struct aggregation agg;
+	struct view *v;
+	int used, status;
+
+	if (r == NULL || (v = a->ops->create(a->vargc, a->vargv, &used)) ==
+	    NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (a->ops->field_kinds != 0)
+		stream_reader_fields_of(r, a->ops->field_kinds);
+	cli_inputs_init(&in, r);
+	in.quiet = a->quiet;
+	agg = (struct aggregation){ .ops = a->ops, .v = v, .w = w,
+	    .out = a->out };
+	status = read_input(&in, a->diff, &agg, a->merge);
+	if (status == CLI_OK)
+		status = tables_to_diff(a->ops, v, d, 0);
+	a->ops->destroy(v);
+	stream_reader_free(r);
+	return status;
+}
+
+/* Writes the view's tables, or with --diff their join with the base's. */
+static void
+finish(struct args *a, struct view *v, struct view_diff *d,
+    struct stream_writer *w, int *status)
+{
+	if (d == NULL) {
+		if (a->ops->finish(v, w) != 0)
+			cli_write_error(a->out);
+		return;
+	}
+	if (tables_to_diff(a->ops, v, d, 1) != CLI_OK)
+		*status = CLI_DATA_ERROR;
+	else if (view_diff_write(d, w, 1) != 0)
+		cli_write_error(a->out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -316,6 +420,7 @@ main(int argc, char *argv[])
 	struct stream_end end = { 0 };
 	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
 	struct view *v;
+	struct view_diff *d = NULL;
 	struct aggregation agg;
 	int status = CLI_OK, i, used;
 	FILE *fp;
@@ -344,6 +449,10 @@ main(int argc, char *argv[])
 	in.quiet = a.quiet;
 	agg = (struct aggregation){ .ops = a.ops, .v = v, .w = w,
 	    .out = a.out };
+	if (a.diff != NULL && ((d = view_diff_new()) == NULL))
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (d != NULL && read_base(&a, d, w) != CLI_OK)
+		status = CLI_DATA_ERROR;
 	if (a.nfiles == 0)
 		status = read_input(&in, "-", &agg, a.merge);
 	for (i = 0; i < a.nfiles; i++)
@@ -351,10 +460,12 @@ main(int argc, char *argv[])
 			status = CLI_DATA_ERROR;
 	/* The table holds less than the inputs did: say so in it. */
 	cut.count = in.loss.cut;
-	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
-	    a.ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
-	    stream_writer_close(w) != 0)
+	if (cut.count > 0 && stream_write_diag(w, &cut) != 0)
 		cli_write_error(a.out);
+	finish(&a, v, d, w, &status);
+	if (stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
+		cli_write_error(a.out);
+	view_diff_free(d);
 	a.ops->destroy(v);
 	stream_reader_free(r);
 	args_release(&a);
