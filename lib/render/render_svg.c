@@ -519,7 +519,8 @@ change_color(const struct render *rd, const struct node *f, char out[24])
 {
 	double change = (double)f->value - (double)f->base;
 	double t = rd->max_change > 0 ? change / rd->max_change : 0;
-	unsigned pale = (unsigned)(255 - 200 * (t < 0 ? -t : t) + 0.5);
+	/* Any change is tinted: white is for none. */
+	unsigned pale = (unsigned)(230 - 190 * (t < 0 ? -t : t) + 0.5);
 
 	if (change > 0)
 		snprintf(out, 24, "rgb(255,%u,%u)", pale, pale);

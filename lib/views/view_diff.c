@@ -573,7 +573,14 @@ total_of(const struct dtable *t, int col)
 	return sum;
 }
 
-/* The output schema: a counted column becomes four; 0, -1. */
+/* A per cent of a share in per cent would mean nothing. */
+static int
+has_pct(const struct dcol *c)
+{
+	return strcmp(c->unit, "%") != 0;
+}
+
+/* The output schema: a counted column becomes three or four; 0, -1. */
 static int
 write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
     struct stream_column *cols, char names[][80], size_t *ncols)
@@ -591,7 +598,7 @@ write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
 			    c->unit };
 			continue;
 		}
-		for (k = 0; k < 4; k++, n++) {
+		for (k = 0; k < (has_pct(c) ? 4 : 3); k++, n++) {
 			snprintf(names[n], 80, "%s%s", c->name, suffix[k]);
 			cols[n].name = names[n];
 			cols[n].unit = k == 3 ? "%" : c->unit;
@@ -646,6 +653,8 @@ write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
 			cells[n] = (struct value){ VAL_I64,
 			    { .i = (int64_t)number(x) - (int64_t)number(b) } };
 		n++;
+		if (!has_pct(c))
+			continue;
 		if (b->type != VAL_NULL && x->type != VAL_NULL &&
 		    number(b) != 0)
 			cells[n] = (struct value){ VAL_F64,
