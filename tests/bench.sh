@@ -28,7 +28,8 @@
 #                         (context switches), symbols (etlsym against
 #                         llvm-symbolizer), measureme (rustc profiles
 #                         against measureme's summarize, stack_collapse
-#                         and crox); default all
+#                         and crox), diff (etlagg --diff against the
+#                         two views it runs); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 #   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
 #   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
@@ -39,7 +40,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-parts=${BENCH_PARTS:-instructions timing views waits symbols measureme}
+parts=${BENCH_PARTS:-instructions timing views waits symbols measureme diff}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -498,6 +499,35 @@ if [ $# -gt 0 ]; then
 	bench_timing "$1"
 	exit
 fi
+# The diff of two builds (issue 26): etlagg --diff against the two views
+# it runs, on the decoded streams of two traces of different seeds.  Its
+# target: at most the two views' time plus 10%.
+bench_diff() {
+	a=$top/build/bench/rustc-build-$size.etl
+	b=$top/build/bench/rustc-build-$size-seed2.etl
+	gen_trace "$a" --size "$size" --seed 1 --compress &&
+	    gen_trace "$b" --size "$size" --seed 2 --compress || return 1
+	etlcat -q -o "$out/a.zst" "$a" && etlcat -q -o "$out/b.zst" "$b" ||
+	    { echo "bench: etlcat failed" >&2; return 1; }
+	bytes=$(($(wc -c <"$out/a.zst") + $(wc -c <"$out/b.zst")))
+	echo "== etlagg --diff on the decoded streams of $a and its seed 2"
+	for view in "cpu --by stack" "processes"; do
+		key=$(echo "$view" | tr -c 'a-z\n' '_')
+		want "etlagg $view, first" "etlagg $view '$out/a.zst'" "a_$key"
+		want "etlagg $view, second" "etlagg $view '$out/b.zst'" "b_$key"
+		want "etlagg $view --diff" \
+		    "etlagg $view --diff '$out/a.zst' '$out/b.zst'" "d_$key"
+		rows	# (it reads into $var)
+		eval "one=\$secs_a_$key two=\$secs_b_$key diff=\$secs_d_$key"
+		awk -v d="$diff" -v a="$one" -v b="$two" 'BEGIN {
+		    printf "%-58s %8.2fx (target 1.10x: %s)\n",
+		    "  --diff / the two views", d / (a + b),
+		    d / (a + b) <= 1.10 ? "met" : "not met" }'
+	done
+	rm -f "$out/a.zst" "$out/b.zst"
+	echo
+}
+
 for part in $parts; do
 	case $part in
 	instructions)	bench_instructions ;;
@@ -506,6 +536,7 @@ for part in $parts; do
 	waits)		bench_waits ;;
 	symbols)	bench_symbols ;;
 	measureme)	bench_measureme ;;
+	diff)		bench_diff ;;
 	*)		echo "bench: unknown part $part" >&2; exit 2 ;;
 	esac
 done
