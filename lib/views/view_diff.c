@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/intern.h"
+#include "base/platform.h"
 #include "view_diff.h"
 
 #define MAX_TABLES	16
@@ -87,18 +88,6 @@ role_of(const char *table, const char *name, enum value_type type)
 	return type == VAL_STR || type == VAL_GUID ? KEY : SHOWN;
 }
 
-static char *
-copy_text(const char *s, size_t len)
-{
-	char *p = malloc(len + 1);
-
-	if (p != NULL) {
-		memcpy(p, s, len);
-		p[len] = '\0';
-	}
-	return p;
-}
-
 /* ---- reading a side ---- */
 
 static int
@@ -117,7 +106,7 @@ add_table(struct view_diff *d, int side, const struct stream_table *t)
 	dt->order = dt->pid = dt->tid = dt->weight = dt->samples = -1;
 	dt->id = t->id;
 	dt->ncols = t->ncols;
-	if ((dt->name = copy_text(t->name, strlen(t->name))) == NULL)
+	if ((dt->name = platform_strndup(t->name, strlen(t->name))) == NULL)
 		return -1;
 	for (i = 0; i < t->ncols; i++) {
 		struct dcol *c = &dt->cols[i];
@@ -125,9 +114,9 @@ add_table(struct view_diff *d, int side, const struct stream_table *t)
 
 		c->type = t->cols[i].type;
 		c->role = role_of(t->name, t->cols[i].name, c->type);
-		if ((c->name = copy_text(t->cols[i].name,
+		if ((c->name = platform_strndup(t->cols[i].name,
 		    strlen(t->cols[i].name))) == NULL ||
-		    (c->unit = copy_text(unit, strlen(unit))) == NULL)
+		    (c->unit = platform_strndup(unit, strlen(unit))) == NULL)
 			return -1;
 		if (dt->order < 0 && listed(order_columns, c->name))
 			dt->order = (int)i;
@@ -226,7 +215,7 @@ add_raw_row(struct view_diff *d, struct dtable *t, const struct stream_row *r)
 			char *p = strcmp(t->cols[i].name, "stack") == 0 &&
 			    v->type == VAL_STR ?
 			    stable_stack(v->v.s.ptr, v->v.s.len) :
-			    copy_text(v->v.s.ptr, v->v.s.len);
+			    platform_strndup(v->v.s.ptr, v->v.s.len);
 
 			if (p == NULL)
 				return -1;
@@ -496,7 +485,7 @@ make_keys(struct dtable *t)
 		len = key_text(t, t->raw[i], buf, sizeof(buf));
 		rk[i].t = t;
 		rk[i].row = i;
-		if ((rk[i].key = copy_text(buf, len)) == NULL)
+		if ((rk[i].key = platform_strndup(buf, len)) == NULL)
 			rc = -1;
 	}
 	if (rc == 0 && t->tid >= 0 && t->pid >= 0) {
