@@ -17,6 +17,7 @@
 
 #include "stream/stream.h"
 
+struct buf;
 struct loss;
 
 struct render_options {
@@ -81,6 +82,18 @@ void render_list(FILE *fp);
  * @return : 1 if it wrote, else 0.
  */
 int render_loss_note(FILE *fp, const struct render_options *opt, int markup,
+    const char *before, const char *after);
+
+/*
+ * Keeps the text of a DIAG note of count 0 ("note: ..." that states
+ * something of a table, such as what the trace lacked for it, rather
+ * than counting what was left out), once, NUL-terminated in `notes`.
+ * @return : 0, or -1 if out of memory.
+ */
+int render_note_keep(struct buf *notes, const struct stream_record *rec);
+
+/* Writes each kept note between `before` and `after`. */
+void render_notes_write(FILE *fp, const struct buf *notes, int markup,
     const char *before, const char *after);
 
 extern const struct render_ops render_table_ops;

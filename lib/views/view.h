@@ -96,5 +96,6 @@ extern const struct view_ops view_waits_ops;
 extern const struct view_ops view_switches_ops;
 extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
+extern const struct view_ops view_crates_ops;
 
 #endif
