@@ -102,5 +102,6 @@ extern const struct render_ops render_chrome_ops;
 extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_html_ops;
+extern const struct render_ops render_report_ops;
 
 #endif
