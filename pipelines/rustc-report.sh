@@ -7,7 +7,8 @@
 # Usage: rustc-report.sh [-a] [-p dir] [-o file] [-y path] trace.etl
 #   -a       every process of the trace, not only those of the build
 #   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab
-#   -o file  the page (default: NAME.report.html in the current directory)
+#   -o file  the page (default: NAME.report.html in the current
+#            directory; in `file` when it is a directory)
 #   -y path  the symbol path for etlsym (default: _NT_SYMBOL_PATH; frames
 #            are named when either is set)
 #
@@ -49,7 +50,11 @@ trace=$1
     die "$profiles: no such directory"
 name=$(basename "$trace")
 name=${name%.[eE][tT][lL]}
-[ -n "$page" ] || page=$name.report.html
+if [ -z "$page" ]; then
+	page=$name.report.html
+elif [ -d "$page" ]; then
+	page=${page%/}/$name.report.html
+fi
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
