@@ -14,6 +14,7 @@
 #include "stream/holdback.h"
 #include "stream/stream.h"
 #include "views/view.h"
+#include "views/view_merge.h"
 
 #define PRODUCER "etlagg 0.1"
 
@@ -111,6 +112,8 @@ view_has_option(const struct view_ops *ops, const char *name)
 {
 	size_t j;
 
+	if (strcmp(name, "merge") == 0 && ops->merge != NULL)
+		return 1;
 	for (j = 0; ops->options != NULL && ops->options[j].name; j++)
 		if (strcmp(ops->options[j].name, name) == 0)
 			return 1;
@@ -206,8 +209,14 @@ view_args(struct vspec *vs)
 			    name);
 			usage(stderr, CLI_USAGE);
 		}
-		if (strcmp(name, "merge") == 0)
+		if (strcmp(name, "merge") == 0) {
 			vs->merge = 1;
+			/* view_merge.c merges it: the view never sees it. */
+			if (vs->ops->merge != NULL) {
+				free(vs->vopt[i]);
+				continue;
+			}
+		}
 		vs->vargv[vs->vargc++] = vs->vopt[i];
 	}
 }
@@ -305,6 +314,8 @@ struct aggview {
 	char other[64];		/* the name of one that is not */
 	/* The records passed on, for the views after the first. */
 	struct holdback *passed;
+	/* --merge of a view that view_merge.c merges in its place. */
+	struct view_merge *mg;
 };
 
 struct aggregation {
@@ -338,7 +349,8 @@ aggregate(void *ctx, const struct stream_reader *r,
 
 	for (i = 0; i < a->nviews; i++) {
 		av = &a->views[i];
-		if (av->ops->record(av->v, r, rec) != 0)
+		if ((av->mg != NULL ? view_merge_record(av->mg, rec) :
+		    av->ops->record(av->v, r, rec)) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		if (rec->type != REC_TABLE)
 			continue;
@@ -429,7 +441,8 @@ finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
 	/* The table holds less than the inputs did: say so in it. */
 	cut.count = in->loss.cut;
 	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
-	    av->ops->finish(av->v, w) != 0 || stream_write_end(w, &end) != 0 ||
+	    (av->mg != NULL ? view_merge_write(av->mg, w) :
+	    av->ops->finish(av->v, w)) != 0 || stream_write_end(w, &end) != 0 ||
 	    stream_writer_close(w) != 0)
 		cli_write_error(out);
 }
@@ -470,6 +483,9 @@ main(int argc, char *argv[])
 		if (i > 0 && (av->passed = holdback_new(PASSED_MEM_MAX)) ==
 		    NULL)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		if (vs->merge && vs->ops->merge != NULL &&
+		    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		/*
 		 * The reader keeps what any of the views needs, and leaves
 		 * out what all of them do without.
@@ -500,6 +516,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < agg.nviews; i++) {
 		finish_view(&agg.views[i], i == 0 ? w : NULL, fp, &in, a.out);
 		agg.views[i].ops->destroy(agg.views[i].v);
+		view_merge_free(agg.views[i].mg);
 		if (agg.views[i].passed != NULL)
 			holdback_free(agg.views[i].passed);
 	}

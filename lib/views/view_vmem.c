@@ -42,6 +42,7 @@
 #include "model/proctab.h"
 #include "model/vmem_map.h"
 #include "view.h"
+#include "view_merge.h"
 
 #define MEM_COMMIT	0x1000
 #define MEM_DECOMMIT	0x4000
@@ -958,16 +959,30 @@ vmem_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const merge_tables[] = { "vmem", "vmem_timeline", NULL };
+static const char *const merge_keys[] = { "pid", "start", "time", NULL };
+static const char *const merge_maxes[] = { "peak_outstanding_bytes", NULL };
+static const char *const by_process[] = { "-committed_bytes", "+pid", NULL };
+static const char *const by_stack[] = { "-$last", "+$key", NULL };
+static const struct view_merge_order merge_orders[] = {
+	{ "time", NULL }, { "image", by_process }, { NULL, by_stack }
+};
+/* --merge: tables of traces computed apart, as one stream's. */
+static const struct view_merge_spec merge_spec = {
+	merge_tables, merge_keys, merge_maxes, merge_orders, NULL
+};
+
 const struct view_ops view_vmem_ops = {
 	.name = "vmem",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--weight outstanding|committed] [--at T | --from T --to T] "
-	    "[--timeline [--step MS]]",
+	    "[--timeline [--step MS]] [--merge]",
 	.summary = "committed virtual memory (VirtualAlloc) by process, "
 	    "committing stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
 	.options = longopts,
 	.tables = tables,
+	.merge = &merge_spec,
 	.create = vmem_create,
 	.record = vmem_record,
 	.finish = vmem_finish,
