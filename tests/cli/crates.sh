@@ -7,7 +7,8 @@
 # the sums of threads' rows over the threads that started in the
 # instance's life (joined here by time, where the view joins them by
 # the pid's definition when it first sees the thread); a figure the
-# input lacks is empty, with its note.  Then --by crate, and --merge.
+# input lacks is empty, with its note; the instances, starts and CPU
+# time are those of etlsynth's manifest.  Then --by crate, and --merge.
 
 . "$(dirname "$0")/../testlib.sh"
 
@@ -170,6 +171,16 @@ check build-no-cswitch "$tmp/nocs.zst" 1 1 0
 # The memory scenario reuses a pid for two rustc instances: two rows.
 check_eq crates-reused-pid-two-rows \
     "$(cols "$tmp/memory-4.crates" pid | sort | uniq -d | wc -l)" 1
+# The manifest's per-process figures: each rustc instance, its start and
+# its samples (1 ms each, etlsynth's interval) are the crates rows'.
+for t in b8 b4c; do
+	csv crates "$tmp/$t.etl" | cols /dev/stdin pid start_s cpu_ms |
+	    sort >"$tmp/$t.m.got"
+	awk -F'\t' '$1 == "process" && $5 == "rustc.exe" {
+		printf "%s %d.%09d %s\n", $2, $3 / 1e9, $3 % 1000000000, $6 }' \
+	    "$tmp/$t.etl.manifest.tsv" | sort >"$tmp/$t.m.want"
+	same "crates-$t-manifest" "$tmp/$t.m.got" "$tmp/$t.m.want"
+done
 by_crate build-8 "$tmp/b8.zst"
 by_crate build-4-compressed "$tmp/b4c.zst"
 
