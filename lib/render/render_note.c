@@ -36,6 +36,7 @@ render_note_keep(struct buf *notes, const struct stream_record *rec)
 {
 	static const char lead[] = "note: ";
 	const char *what, *p, *end;
+	size_t n = 0;
 
 	if (rec->type != REC_DIAG || rec->u.diag.count != 0 ||
 	    (what = rec->u.diag.what) == NULL ||
@@ -44,8 +45,8 @@ render_note_keep(struct buf *notes, const struct stream_record *rec)
 	what += sizeof(lead) - 1;
 	p = (const char *)notes->data;
 	end = p + notes->len;
-	for (; p != NULL && p < end; p += strlen(p) + 1)
-		if (strcmp(p, what) == 0)
+	for (; p != NULL && p < end; p += strlen(p) + 1, n++)
+		if (strcmp(p, what) == 0 || n == RENDER_NOTES_MAX)
 			return 0;
 	buf_put(notes, what, strlen(what) + 1);
 	return notes->oom ? -1 : 0;

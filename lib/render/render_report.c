@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/intern.h"
 #include "base/platform.h"
 #include "stream/loss.h"
 #include "markup.h"
@@ -122,7 +123,7 @@ struct render {
 	 * of views joined by + repeats the input's in each view's section.
 	 */
 	struct loss loss;
-	struct buf diags;
+	struct intern diags;		/* the DIAG records' bodies */
 	char cell[CELL_MAX];
 };
 
@@ -481,20 +482,13 @@ sys_row(struct render *rd, const struct stream_row *row)
 static int
 keep_diag(struct render *rd, const struct stream_record *rec)
 {
-	const unsigned char *p = rd->diags.data, *end = p + rd->diags.len;
-	uint32_t len;
+	int added;
 
-	while (p != NULL && p + 4 <= end) {
-		memcpy(&len, p, 4);
-		if (len == rec->body_len && memcmp(p + 4, rec->body, len) == 0)
-			return 0;
-		p += 4 + len;
-	}
-	len = (uint32_t)rec->body_len;
-	buf_put(&rd->diags, &len, 4);
-	buf_put(&rd->diags, rec->body, rec->body_len);
-	loss_add_diag(&rd->loss, &rec->u.diag);
-	return rd->diags.oom ? -1 : 0;
+	if (intern_add(&rd->diags, rec->body, rec->body_len, &added) == 0)
+		return -1;
+	if (added)
+		loss_add_diag(&rd->loss, &rec->u.diag);
+	return 0;
 }
 
 static int
@@ -819,7 +813,7 @@ report_close(struct render *rd)
 	buf_release(&rd->sys);
 	buf_release(&rd->sys_cols);
 	buf_release(&rd->notes);
-	buf_release(&rd->diags);
+	intern_release(&rd->diags);
 	free(rd);
 	return rc;
 }

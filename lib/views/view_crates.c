@@ -38,10 +38,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/intern.h"
 #include "model/proctab.h"
 #include "model/sched.h"
 #include "model/vmem_map.h"
@@ -90,6 +92,8 @@ struct view {
 	struct crow *rows;
 	size_t nrows, rows_cap;
 	stream_id merge_table;
+	struct intern row_keys;		/* a merged row's key -> row + 1 */
+	struct buf key;			/* scratch */
 	int cols[32];
 	size_t ncols;
 	int merge_by_crate;
@@ -362,15 +366,6 @@ set_str(char **dst, const struct value *val)
 	return *dst != NULL ? 0 : -1;
 }
 
-static int
-str_eq(const char *a, const struct value *val)
-{
-	size_t len = val != NULL && val->type == VAL_STR ? val->v.s.len : 0;
-
-	return strlen(a) == len && (len == 0 || memcmp(a, val->v.s.ptr,
-	    len) == 0);
-}
-
 static void
 map_columns(struct view *v, const struct stream_table *t)
 {
@@ -401,30 +396,51 @@ cell(const struct view *v, const struct stream_row *row, int k)
 	    row->cells[i].type != VAL_NULL ? &row->cells[i] : NULL;
 }
 
+/* A string cell into a key: its length, then its bytes. */
+static void
+put_key_str(struct buf *b, const struct value *val)
+{
+	size_t len = val != NULL && val->type == VAL_STR ? val->v.s.len : 0;
+
+	buf_put(b, &len, sizeof(len));
+	if (len > 0)
+		buf_put(b, val->v.s.ptr, len);
+}
+
 static int
 merge_row(struct view *v, const struct stream_row *row)
 {
 	const struct value *image, *crate, *pid, *start, *utc, *x;
 	struct crow *c = NULL;
-	size_t i;
-	int f, by = v->merge_by_crate;
+	uint32_t id;
+	int f, by = v->merge_by_crate, added;
+	unsigned char b = (unsigned char)by;
+	uint64_t u;
+	int64_t t;
 
 	crate = cell(v, row, by ? K_CRATE : C_CRATE);
 	image = by ? NULL : cell(v, row, C_IMAGE);
 	pid = by ? NULL : cell(v, row, C_PID);
 	start = by ? NULL : cell(v, row, C_START);
 	utc = by ? NULL : cell(v, row, C_START_UTC);
-	for (i = 0; i < v->nrows && c == NULL; i++) {
-		struct crow *o = &v->rows[i];
-
-		if (!str_eq(o->crate, crate))
-			continue;
-		if (by ? !o->has_pid : (o->has_pid && pid != NULL &&
-		    o->pid == pid->v.u && str_eq(o->image, image) &&
-		    o->start_utc == (utc != NULL ? utc->v.u : 0) &&
-		    o->start_ns == (start != NULL ? start->v.i : NO_TIME)))
-			c = o;
+	/* The row's key: a row by crate, or an instance. */
+	v->key.len = 0;
+	buf_put(&v->key, &b, 1);
+	put_key_str(&v->key, crate);
+	if (!by) {
+		put_key_str(&v->key, image);
+		u = pid != NULL ? pid->v.u + 1 : 0;
+		buf_put(&v->key, &u, sizeof(u));
+		t = start != NULL ? start->v.i : NO_TIME;
+		buf_put(&v->key, &t, sizeof(t));
+		u = utc != NULL ? utc->v.u : 0;
+		buf_put(&v->key, &u, sizeof(u));
 	}
+	if (v->key.oom || (id = intern_add(&v->row_keys, v->key.data,
+	    v->key.len, &added)) == 0)
+		return -1;
+	if (!added)
+		c = &v->rows[id - 1];
 	if (c == NULL) {
 		if ((c = new_row(v)) == NULL)
 			return -1;
@@ -448,9 +464,10 @@ merge_row(struct view *v, const struct stream_row *row)
 	for (f = 0; f < F_COUNT; f++) {
 		if ((x = cell(v, row, by ? fig_kcol[f] : fig_col[f])) == NULL)
 			continue;
-		if (f == F_CPU_NS)
-			add_fig(c, f, (int64_t)(x->v.f * 1e6 + 0.5));
-		else
+		if (f == F_CPU_NS && isfinite(x->v.f) &&
+		    fabs(x->v.f) < 9e12)
+			add_fig(c, f, (int64_t)llround(x->v.f * 1e6));
+		else if (f != F_CPU_NS)
 			add_fig(c, f, x->v.i);
 	}
 	return 0;
@@ -746,22 +763,30 @@ static int
 group_by_crate(struct view *v)
 {
 	struct crow *in = v->rows;
-	size_t n = v->nrows, i, j, f;
+	struct intern crates = { 0 };
+	size_t n = v->nrows, i, f;
+	uint32_t id;
+	int added, rc = 0;
 
 	v->rows = NULL;
 	v->nrows = v->rows_cap = 0;
-	for (i = 0; i < n; i++) {
-		struct crow *c = NULL;
+	for (i = 0; i < n && rc == 0; i++) {
+		struct crow *c;
 
-		for (j = 0; j < v->nrows && c == NULL; j++)
-			if (strcmp(v->rows[j].crate, in[i].crate) == 0)
-				c = &v->rows[j];
-		if (c == NULL) {
-			if ((c = new_row(v)) == NULL)
-				goto oom;
+		if ((id = intern_add(&crates, in[i].crate,
+		    strlen(in[i].crate), &added)) == 0) {
+			rc = -1;
+			break;
+		}
+		if (added) {
+			if ((c = new_row(v)) == NULL) {
+				rc = -1;
+				break;
+			}
 			c->crate = in[i].crate;
 			in[i].crate = NULL;
-		}
+		} else
+			c = &v->rows[id - 1];
 		c->instances += in[i].instances;
 		for (f = 0; f < F_COUNT; f++)
 			if (in[i].known & (1u << f))
@@ -770,12 +795,8 @@ group_by_crate(struct view *v)
 	for (i = 0; i < n; i++)
 		crow_release(&in[i]);
 	free(in);
-	return 0;
-oom:
-	for (i = 0; i < n; i++)
-		crow_release(&in[i]);
-	free(in);
-	return -1;
+	intern_release(&crates);
+	return rc;
 }
 
 static struct value
@@ -803,18 +824,28 @@ write_instances(struct view *v, struct stream_writer *w)
 {
 	struct value cells[C_NINST];
 	struct stream_row row = { 1, C_NINST, cells };
-	size_t i, j;
+	struct intern names = { 0 };
+	uint64_t *nth = calloc(v->nrows + 1, sizeof(*nth));
+	uint32_t id;
+	size_t i;
 	int rc, f;
 
+	if (nth == NULL)
+		return -1;
 	qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_start);
 	rc = view_write_table(w, 1, "crates", inst_cols, C_NINST);
 	for (i = 0; i < v->nrows && rc == 0; i++) {
 		const struct crow *c = &v->rows[i];
-		uint64_t nth = 1;
 
-		for (j = 0; j < i; j++)
-			nth += strcmp(v->rows[j].crate, c->crate) == 0 &&
-			    strcmp(v->rows[j].image, c->image) == 0;
+		/* The n-th row of its image and crate. */
+		v->key.len = 0;
+		buf_put(&v->key, c->image, strlen(c->image) + 1);
+		buf_put(&v->key, c->crate, strlen(c->crate));
+		if (v->key.oom || (id = intern_add(&names, v->key.data,
+		    v->key.len, NULL)) == 0) {
+			rc = -1;
+			break;
+		}
 		memset(cells, 0, sizeof(cells));
 		cells[C_CRATE] = strv(c->crate);
 		if (c->has_pid)
@@ -830,13 +861,15 @@ write_instances(struct view *v, struct stream_writer *w)
 		cells[C_INCR] = strv(c->incremental);
 		cells[C_IMAGE] = strv(c->image);
 		cells[C_INSTANCE] = (struct value){ .type = VAL_U64,
-		    .v.u = nth };
+		    .v.u = ++nth[id - 1] };
 		if (c->start_utc != 0)
 			cells[C_START_UTC] = (struct value){ .type = VAL_UTC,
 			    .v.u = c->start_utc };
 		cells[C_CMDLINE] = strv(c->cmdline);
 		rc = stream_write_row(w, &row);
 	}
+	free(nth);
+	intern_release(&names);
 	return rc;
 }
 
@@ -917,6 +950,8 @@ crates_destroy(struct view *v)
 	free(v->mem);
 	free(v->rows);
 	free(v->owner);
+	intern_release(&v->row_keys);
+	buf_release(&v->key);
 	proctab_free(v->pt);
 	sched_free(v->s);
 	free(v);
