@@ -43,6 +43,7 @@
 #define PROCS_MAX	2000	/* rows of the processes table shown */
 #define STACK_FRAMES	4	/* innermost frames in a top stacks table */
 #define CELL_MAX	4096	/* bytes of a cell shown */
+#define PARTS_MAX	64	/* tables and pictures a page holds */
 
 enum tab {
 	TAB_SUMMARY, TAB_CRATES, TAB_PROCESSES, TAB_TREE, TAB_CPU,
@@ -101,7 +102,7 @@ struct render {
 	/* The page of one table, as render_html.c draws it. */
 	FILE *single_fp;
 	struct render *single;
-	size_t tables;
+	size_t tables, left_out;
 	int crates;
 	/* The parts, in order. */
 	struct part *parts;
@@ -323,6 +324,11 @@ begin_table(struct render *rd, const struct stream_table *t)
 	table_title(t, title, sizeof(title));
 	if (strcmp(t->name, "sysconfig") == 0)
 		return 0;	/* the summary's, row by row */
+	/* A page of many tables would be no page: the first ones only. */
+	if (rd->nparts + 2 > PARTS_MAX) {
+		rd->left_out++;
+		return 0;
+	}
 	/* Pictures: stack tables, the commit timeline, the tree. */
 	if (rd->stack_col >= 0 || strcmp(t->name, "vmem_timeline") == 0) {
 		rd->pic_ops = &render_svg_ops;
@@ -742,6 +748,10 @@ write_page(struct render *rd)
 			    "<p class=\"lossy\">Warning: ", "</p>\n"))
 				fputs("<p>The input lost nothing.</p>\n",
 				    rd->fp);
+			if (rd->left_out > 0)
+				fprintf(rd->fp, "<p class=\"cut\">%zu more "
+				    "tables left out: a page holds %d.</p>\n",
+				    rd->left_out, PARTS_MAX / 2);
 			fputs("<h2>Not recorded</h2>\n", rd->fp);
 			if (rd->notes.len == 0)
 				fputs("<p>The views found every kind of event "
