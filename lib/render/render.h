@@ -88,10 +88,11 @@ int render_loss_note(FILE *fp, const struct render_options *opt, int markup,
  * Keeps the text of a DIAG note of count 0 ("note: ..." that states
  * something of a table, such as what the trace lacked for it, rather
  * than counting what was left out), once, NUL-terminated in `notes`;
- * RENDER_NOTES_MAX of them at most, the others left out.
- * @return : 0, or -1 if out of memory.
+ * RENDER_NOTES_MAX of them at most, the others left out, each cut to
+ * RENDER_NOTE_LEN bytes.  @return : 0, or -1 if out of memory.
  */
 #define RENDER_NOTES_MAX	64
+#define RENDER_NOTE_LEN		300
 int render_note_keep(struct buf *notes, const struct stream_record *rec);
 
 /* Writes each kept note between `before` and `after`. */

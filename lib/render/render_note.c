@@ -36,19 +36,23 @@ render_note_keep(struct buf *notes, const struct stream_record *rec)
 {
 	static const char lead[] = "note: ";
 	const char *what, *p, *end;
-	size_t n = 0;
+	size_t n = 0, len;
 
 	if (rec->type != REC_DIAG || rec->u.diag.count != 0 ||
 	    (what = rec->u.diag.what) == NULL ||
 	    strncmp(what, lead, sizeof(lead) - 1) != 0)
 		return 0;
 	what += sizeof(lead) - 1;
+	if ((len = strlen(what)) > RENDER_NOTE_LEN)
+		len = RENDER_NOTE_LEN;
 	p = (const char *)notes->data;
 	end = p + notes->len;
 	for (; p != NULL && p < end; p += strlen(p) + 1, n++)
-		if (strcmp(p, what) == 0 || n == RENDER_NOTES_MAX)
+		if ((strlen(p) == len && memcmp(p, what, len) == 0) ||
+		    n == RENDER_NOTES_MAX)
 			return 0;
-	buf_put(notes, what, strlen(what) + 1);
+	buf_put(notes, what, len);
+	buf_put(notes, "", 1);
 	return notes->oom ? -1 : 0;
 }
 

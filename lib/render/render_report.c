@@ -39,8 +39,18 @@
 #include "render.h"
 
 #define ROWS_MAX	200	/* rows of a table shown */
-#define CRATES_MAX	2000	/* rows of the crates table shown */
-#define PROCS_MAX	2000	/* rows of the processes table shown */
+#define CRATES_MAX	1000	/* rows of the crates table shown */
+#define PROCS_MAX	1000	/* rows of the processes table shown */
+#define TEXT_MAX	300	/* bytes of a text cell shown */
+#define TREE_PERCENT	0.2	/* the tree leaves out shorter lives */
+/*
+ * The page stays under 8 MB: its parts get PAGE_BUDGET bytes, each
+ * PART_MAX at most; pictures of stacks first, then the crates, then the
+ * others in the order of the page; a part that does not fit is left
+ * out, and a note says so.
+ */
+#define PAGE_BUDGET	7500000
+#define PART_MAX	2500000
 #define STACK_FRAMES	4	/* innermost frames in a top stacks table */
 #define CELL_MAX	4096	/* bytes of a cell shown */
 #define PARTS_MAX	64	/* tables and pictures a page holds */
@@ -94,6 +104,9 @@ struct part {
 	struct buf html;		/* PART_TABLE: the table */
 	FILE *fp;			/* PART_FRAME: the picture */
 	size_t rows, cut;		/* rows seen, rows left out */
+	int stacks;			/* a picture of stacks */
+	size_t size;			/* bytes on the page */
+	int left_out;			/* over the page's budget */
 };
 
 struct render {
@@ -338,12 +351,20 @@ begin_table(struct render *rd, const struct stream_table *t)
 		picture = 1;
 	}
 	if (picture) {
+		struct render_options o = rd->opt;
+
+		/* A tree of thousands of processes: the longer lives. */
+		if (rd->pic_ops == &render_html_ops && !o.min_percent_given) {
+			o.min_percent = TREE_PERCENT;
+			o.min_percent_given = 1;
+		}
 		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL ||
 		    (rd->pic->fp = platform_scratch_file()) == NULL ||
 		    (rd->pic_rd = rd->pic_ops->open(rd->pic->fp,
 		    rd->pic_ops == &render_svg_ops ? "svg" : "html",
-		    &rd->opt)) == NULL)
+		    &o)) == NULL)
 			return -1;
+		rd->pic->stacks = rd->stack_col >= 0;
 	}
 	/* Tables: all but the pictures' own, stack tables as top stacks. */
 	if (picture && rd->stack_col < 0)
@@ -402,6 +423,7 @@ table_row(struct render *rd, const struct stream_row *row)
 	struct buf *b = &rd->tab->html;
 	size_t i, len;
 	char num[48];
+	int cut;
 
 	if (rd->tab->rows++ >= rd->max_rows) {
 		rd->tab->cut++;
@@ -428,6 +450,14 @@ table_row(struct render *rd, const struct stream_row *row)
 		len = value_format(c, rd->cell, sizeof(rd->cell));
 		if (len >= sizeof(rd->cell))
 			len = sizeof(rd->cell) - 1;
+		cut = c->type == VAL_STR && len > TEXT_MAX;
+		if (cut) {
+			/* Not inside a UTF-8 sequence. */
+			len = TEXT_MAX;
+			while (len > 0 && ((unsigned char)rd->cell[len] &
+			    0xc0) == 0x80)
+				len--;
+		}
 		switch (c->type) {
 		case VAL_I64:
 		case VAL_NS:
@@ -453,6 +483,8 @@ table_row(struct render *rd, const struct stream_row *row)
 		} else
 			put_str(b, "<td>");
 		put_esc(b, rd->cell, len);
+		if (cut)
+			put_str(b, "&hellip;");
 		put_str(b, "</td>");
 	}
 	put_str(b, "</tr>\n");
@@ -676,12 +708,62 @@ write_tab_notes(struct render *rd, enum tab tab)
 			}
 }
 
+/* The bytes a picture takes as an attribute (& and " escaped). */
+static size_t
+srcdoc_size(FILE *in)
+{
+	char chunk[65536];
+	size_t n, i, size = 0;
+
+	rewind(in);
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		for (i = 0, size += n; i < n; i++)
+			size += chunk[i] == '&' ? 4 : chunk[i] == '"' ? 5 : 0;
+	return size;
+}
+
+/* Which parts the page has room for (see PAGE_BUDGET). */
+static void
+fit_parts(struct render *rd)
+{
+	size_t left = PAGE_BUDGET, i;
+	int pass;
+
+	for (i = 0; i < rd->nparts; i++) {
+		struct part *p = &rd->parts[i];
+
+		p->size = p->kind == PART_TABLE ? p->html.len :
+		    srcdoc_size(p->fp);
+		p->left_out = 1;
+	}
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < rd->nparts; i++) {
+			struct part *p = &rd->parts[i];
+			int mine = pass == 0 ? p->stacks : pass == 1 ?
+			    p->tab == TAB_CRATES : 1;
+
+			if (!p->left_out || !mine)
+				continue;
+			if (p->size <= PART_MAX && p->size <= left) {
+				p->left_out = 0;
+				left -= p->size;
+			} else if (pass == 2)
+				p->left_out = 1;
+		}
+}
+
 static int
 write_part(struct render *rd, const struct part *p)
 {
 	fputs("<h2>", rd->fp);
 	markup_text(rd->fp, p->title, strlen(p->title));
 	fputs("</h2>\n", rd->fp);
+	if (p->left_out) {
+		fprintf(rd->fp, "<p class=\"cut\">Left out: its %.1f MB "
+		    "would take the page over 8 MB; render this table alone "
+		    "(etlreport --table).</p>\n", (double)p->size / 1e6);
+		return 0;
+	}
 	if (p->kind == PART_TABLE) {
 		if (p->tab == TAB_PROCESSES)
 			fputs("<input class=\"filter\" type=\"search\" "
@@ -707,6 +789,7 @@ write_page(struct render *rd)
 	size_t i, k, n;
 	int t;
 
+	fit_parts(rd);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	    "<meta charset=\"utf-8\">\n<title>", rd->fp);
 	markup_text(rd->fp, title, strlen(title));

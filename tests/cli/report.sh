@@ -66,6 +66,14 @@ check_eq report-cut-note "$(grep -c "class=\"cut\">The first 200 rows \
 of $n; $((n - 200)) left out" "$tmp/cut.html"):$(sed -n \
     '/id="tab-waits"/,/<\/section>/p' "$tmp/cut.html" | grep -c '^<tr>')" \
     "1:200"
+# A picture too large for the page is left out, and said: the page
+# stays under 8 MB (a commit timeline of 20 us steps, 6 MB alone).
+etlagg -q crates + vmem --timeline --step 0.02 "$tmp/build.etl" 2>/dev/null |
+    etlreport -q -f html >"$tmp/big.html"
+size=$(wc -c <"$tmp/big.html")
+check_eq report-budget "$([ "$size" -lt 8000000 ] && echo under 8 MB):$(grep -c \
+    'class="cut">Left out: its [0-9.]* MB would take the page over 8 MB' \
+    "$tmp/big.html")" "under 8 MB:1"
 # The lean trace: the tabs say what is missing.
 check_eq report-lean-says-why "$(sed -n '/id="tab-memory"/,/<\/section>/p' \
     "$tmp/lean.html" | grep -c 'class="lacking">crates: no VirtualAlloc')" 1
