@@ -832,7 +832,8 @@ write_instances(struct view *v, struct stream_writer *w)
 
 	if (nth == NULL)
 		return -1;
-	qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_start);
+	if (v->nrows > 1)
+		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_start);
 	rc = view_write_table(w, 1, "crates", inst_cols, C_NINST);
 	for (i = 0; i < v->nrows && rc == 0; i++) {
 		const struct crow *c = &v->rows[i];
@@ -881,7 +882,8 @@ write_crates(struct view *v, struct stream_writer *w)
 	size_t i;
 	int rc, f;
 
-	qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_wall);
+	if (v->nrows > 1)
+		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_wall);
 	rc = view_write_table(w, 1, "crates", crate_cols, K_NCRATE);
 	for (i = 0; i < v->nrows && rc == 0; i++) {
 		const struct crow *c = &v->rows[i];
