@@ -128,6 +128,19 @@ struct render {
 	struct render *pic_rd;
 	size_t ncols, max_rows;
 	int stack_col;			/* the stack column, or -1 */
+	/* Where the open table has a process's pid, image and time. */
+	int pid_col, image_col, time_col, crates_table, crate_col, wall_col;
+	/*
+	 * The rustc instances of the crates table, so that the other
+	 * tables name a rustc as "crate (pid)" (CRATES_MAX at most).
+	 */
+	struct inst {
+		uint32_t pid;
+		int64_t start, end;	/* INT64_MIN, INT64_MAX: not known */
+		size_t name;		/* offset in names */
+	} *inst;
+	size_t ninst, inst_cap;
+	struct buf inst_names;
 	char table_name[64];
 	/* The summary: sysconfig rows, notes. */
 	struct buf sys, sys_cols;
@@ -333,6 +346,16 @@ begin_table(struct render *rd, const struct stream_table *t)
 	rd->table = t->id;
 	rd->ncols = t->ncols;
 	rd->stack_col = has_col(t, "stack");
+	rd->crates_table = strcmp(t->name, "crates") == 0 &&
+	    has_col(t, "pid") >= 0;
+	rd->pid_col = has_col(t, "pid");
+	rd->crate_col = has_col(t, "crate");
+	rd->wall_col = has_col(t, "wall");
+	rd->image_col = has_col(t, "image");
+	if ((rd->time_col = has_col(t, "start")) < 0)
+		rd->time_col = has_col(t, "start_ns");
+	if (rd->image_col >= 0 && t->cols[rd->image_col].type != VAL_STR)
+		rd->image_col = -1;
 	snprintf(rd->table_name, sizeof(rd->table_name), "%s", t->name);
 	table_title(t, title, sizeof(title));
 	if (strcmp(t->name, "sysconfig") == 0)
@@ -417,6 +440,88 @@ short_stack(const char *s, size_t len, size_t *out)
 	return s + i;
 }
 
+/* Keeps a row of the crates table: its instance's pid, life and name. */
+static int
+keep_instance(struct render *rd, const struct stream_row *row,
+    int crate_col, int wall_col)
+{
+	const struct value *pid, *start, *wall, *crate;
+	struct inst *in;
+	char name[200];
+	int n;
+
+	if (rd->ninst >= CRATES_MAX || rd->pid_col < 0 || crate_col < 0 ||
+	    (size_t)rd->pid_col >= row->ncells ||
+	    (size_t)crate_col >= row->ncells)
+		return 0;
+	pid = &row->cells[rd->pid_col];
+	crate = &row->cells[crate_col];
+	start = rd->time_col >= 0 && (size_t)rd->time_col < row->ncells ?
+	    &row->cells[rd->time_col] : NULL;
+	wall = wall_col >= 0 && (size_t)wall_col < row->ncells ?
+	    &row->cells[wall_col] : NULL;
+	if (pid->type != VAL_U64 || crate->type != VAL_STR ||
+	    crate->v.s.len == 0)
+		return 0;
+	if ((in = array_slot(&rd->inst, &rd->inst_cap, rd->ninst,
+	    sizeof(*in))) == NULL)
+		return -1;
+	in->pid = (uint32_t)pid->v.u;
+	in->start = start != NULL && start->type == VAL_NS ? start->v.i :
+	    INT64_MIN;
+	in->end = in->start != INT64_MIN && wall != NULL &&
+	    wall->type == VAL_NS ? in->start + wall->v.i : INT64_MAX;
+	n = snprintf(name, sizeof(name), "%.*s (%u)",
+	    (int)(crate->v.s.len < 120 ? crate->v.s.len : 120),
+	    crate->v.s.ptr, in->pid);
+	in->name = rd->inst_names.len;
+	buf_put(&rd->inst_names, name, n > 0 && (size_t)n < sizeof(name) ?
+	    (size_t)n + 1 : 1);
+	rd->ninst++;
+	return rd->inst_names.oom ? -1 : 0;
+}
+
+/*
+ * The name of the rustc instance a row of another table is of: by its
+ * pid, and by its time (a process's start, or a thread's, 0 for before
+ * the trace) when the pid was reused, the latest instance started by
+ * then; NULL if none (or the pid has instances the time cannot tell).
+ */
+static const char *
+instance_name(const struct render *rd, const struct stream_row *row)
+{
+	const struct value *pid, *t;
+	const struct inst *best = NULL;
+	int64_t at = INT64_MIN;
+	size_t i, n = 0;
+
+	if (rd->ninst == 0 || rd->pid_col < 0 || rd->image_col < 0 ||
+	    (size_t)rd->pid_col >= row->ncells ||
+	    (pid = &row->cells[rd->pid_col])->type != VAL_U64)
+		return NULL;
+	t = rd->time_col >= 0 && (size_t)rd->time_col < row->ncells ?
+	    &row->cells[rd->time_col] : NULL;
+	if (t != NULL && (t->type == VAL_NS || t->type == VAL_I64))
+		at = t->type == VAL_I64 && t->v.i == 0 ? INT64_MIN : t->v.i;
+	else
+		t = NULL;
+	for (i = 0; i < rd->ninst; i++) {
+		const struct inst *in = &rd->inst[i];
+
+		if (in->pid != pid->v.u)
+			continue;
+		n++;
+		if (t != NULL && in->start <= at && at <= in->end &&
+		    (best == NULL || in->start > best->start))
+			best = in;
+		else if (t == NULL)
+			best = in;
+	}
+	if (best == NULL || (t == NULL && n > 1))
+		return NULL;
+	return (const char *)rd->inst_names.data + best->name;
+}
+
 static int
 table_row(struct render *rd, const struct stream_row *row)
 {
@@ -424,6 +529,8 @@ table_row(struct render *rd, const struct stream_row *row)
 	size_t i, len;
 	char num[48];
 	int cut;
+
+	const char *inst = rd->crates_table ? NULL : instance_name(rd, row);
 
 	if (rd->tab->rows++ >= rd->max_rows) {
 		rd->tab->cut++;
@@ -433,6 +540,16 @@ table_row(struct render *rd, const struct stream_row *row)
 	for (i = 0; i < row->ncells && i < rd->ncols; i++) {
 		const struct value *c = &row->cells[i];
 
+		if ((int)i == rd->image_col && inst != NULL) {
+			/* A rustc: its crate and pid, the image in the tip. */
+			put_str(b, "<td title=\"");
+			put_esc(b, c->v.s.ptr, c->v.s.len < TEXT_MAX ?
+			    c->v.s.len : TEXT_MAX);
+			put_str(b, "\">");
+			put_esc(b, inst, strlen(inst));
+			put_str(b, "</td>");
+			continue;
+		}
 		if (c->type == VAL_STR && (int)i == rd->stack_col) {
 			const char *s = short_stack(c->v.s.ptr, c->v.s.len,
 			    &len);
@@ -547,6 +664,8 @@ report_record(struct render *rd, const struct stream_reader *r,
 
 			/* The column names, for the rows. */
 			buf_release(&rd->sys_cols);
+	buf_release(&rd->inst_names);
+	free(rd->inst);
 			for (i = 0; i < rec->u.table.ncols; i++)
 				buf_put(&rd->sys_cols,
 				    rec->u.table.cols[i].name,
@@ -560,6 +679,9 @@ report_record(struct render *rd, const struct stream_reader *r,
 			break;
 		if (strcmp(rd->table_name, "sysconfig") == 0)
 			return sys_row(rd, &rec->u.row);
+		if (rd->crates_table && keep_instance(rd, &rec->u.row,
+		    rd->crate_col, rd->wall_col) != 0)
+			return -1;
 		if (rd->tab != NULL && table_row(rd, &rec->u.row) != 0)
 			return -1;
 		break;
@@ -905,6 +1027,8 @@ report_close(struct render *rd)
 	free(rd->parts);
 	buf_release(&rd->sys);
 	buf_release(&rd->sys_cols);
+	buf_release(&rd->inst_names);
+	free(rd->inst);
 	buf_release(&rd->notes);
 	intern_release(&rd->diags);
 	free(rd);

@@ -57,6 +57,11 @@ sed -n '/id="tab-crates"/,/<\/section>/p' "$tmp/build.html" |
     grep -o '<tr><td>[^<]*</td><td class="num" data-v="[0-9]*"' |
     sed 's/.*data-v="//; s/"//' | xargs >"$tmp/got"
 same_file report-crates-rows "$tmp/got" "$tmp/want"
+# The other tables name a rustc "crate (pid)": the sample's pid 10328
+# was cfg_if, then alloc; its threads are told apart by their starts.
+check_eq report-instance-names "$(sed -n '/id="tab-waits"/,/<\/section>/p' \
+    "$tmp/sample.report.html" | grep -o '<td title="rustc.exe">[^<]*(10328)' |
+    sed 's/.*">//' | sort -u | xargs)" "alloc (10328) cfg_if (10328)"
 # A cut table says so: the switches, a row a switch.
 n=$(etlagg switches "$tmp/build.etl" 2>/dev/null |
     etlreport -f csv 2>/dev/null | csv_lf | sed 1d | wc -l | tr -d ' ')
