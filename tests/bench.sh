@@ -24,7 +24,9 @@
 #                         turns, so that a busy moment of the machine
 #                         does not fall on one of them only
 #   BENCH_PARTS="..."     which parts to run: instructions, timing,
-#                         views (memory views beside cpu), waits
+#                         views (memory views beside cpu), report
+#                         (pipelines/rustc-report.sh against etlcat
+#                         alone, issue 25's target 1.5x), waits
 #                         (context switches), symbols (etlsym against
 #                         llvm-symbolizer), measureme (rustc profiles
 #                         against measureme's summarize, stack_collapse
@@ -40,7 +42,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-parts=${BENCH_PARTS:-instructions timing views waits symbols measureme diff}
+parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -279,6 +281,41 @@ bench_views() {
 	done
 	rm -f "$out/trace.zst"
 	echo
+}
+
+# ratio_to NAME SECS BASE: NAME's time against etlcat's (1.5x the target).
+ratio_to() {
+	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN {
+		r = a / b
+		s = r <= 1.5 ? "met" : "not met"
+		printf "  %-22s %5.2fx etlcat (target 1.5x: %s)\n", n, r, s }'
+}
+
+# The build report, from the trace to the page, against etlcat alone on
+# the same trace (issue 25: at most 1.5 times as long), on both traces.
+bench_report() {
+	for t in plain compressed; do
+		trace=$top/build/bench/rustc-build-$size.etl
+		[ $t = plain ] && trace=$top/build/bench/rustc-build-$size-plain.etl
+		gen_trace "$trace" --size "$size" --seed 1 \
+		    $([ $t = compressed ] && echo --compress) || return 1
+		bytes=$(wc -c <"$trace")
+		cat "$trace" >/dev/null
+		echo "== the build report, $t buffers: $trace"
+		want "etlcat" "etlcat -q '$trace'" etlcat
+		want "rustc-report.sh (the build's processes)" \
+		    "sh '$top/pipelines/rustc-report.sh' -o '$out/r.html' '$trace'" \
+		    report
+		want "rustc-report.sh -a (every process)" \
+		    "sh '$top/pipelines/rustc-report.sh' -a -o '$out/a.html' '$trace'" \
+		    report_a
+		rows
+		ratio_to "rustc-report.sh" "$secs_report" "$secs_etlcat"
+		ratio_to "rustc-report.sh -a" "$secs_report_a" "$secs_etlcat"
+		echo "  page: $(wc -c <"$out/r.html" | tr -d ' ') bytes," \
+		    "-a: $(wc -c <"$out/a.html" | tr -d ' ') bytes"
+		echo
+	done
 }
 
 # Context switches: etlagg threads and waits --by stack on a synthetic
@@ -533,6 +570,7 @@ for part in $parts; do
 	instructions)	bench_instructions ;;
 	timing)		bench_timing ;;
 	views)		bench_views ;;
+	report)		bench_report ;;
 	waits)		bench_waits ;;
 	symbols)	bench_symbols ;;
 	measureme)	bench_measureme ;;

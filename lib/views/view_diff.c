@@ -40,9 +40,14 @@ struct dtable {
 	size_t nraw, rawcap;
 };
 
+#define MAX_DIAGS	32
+
 struct view_diff {
 	struct dtable tables[2][MAX_TABLES];
 	size_t ntables[2];
+	/* What the base lost: its DIAG records, for the output. */
+	struct stream_diag diags[MAX_DIAGS];
+	size_t ndiags;
 	char error[256];
 };
 
@@ -70,10 +75,11 @@ listed(const char *const *list, const char *name)
 	return 0;
 }
 
+/* A number that adds up; a VAL_NS that is not a time of day is a span. */
 static int
 is_number(enum value_type t)
 {
-	return t == VAL_I64 || t == VAL_U64 || t == VAL_F64;
+	return t == VAL_I64 || t == VAL_U64 || t == VAL_F64 || t == VAL_NS;
 }
 
 static enum role
@@ -89,6 +95,17 @@ role_of(const char *table, const char *name, enum value_type type)
 }
 
 /* ---- reading a side ---- */
+
+/*
+ * The weight rows are sorted by: the samples, else the CPU time, else
+ * the last integer counted column.
+ */
+static int
+preferred(const struct dtable *t, int col)
+{
+	return col >= 0 && (strcmp(t->cols[col].name, "samples") == 0 ||
+	    strcmp(t->cols[col].name, "cpu_ms") == 0);
+}
 
 static int
 add_table(struct view_diff *d, int side, const struct stream_table *t)
@@ -127,7 +144,12 @@ add_table(struct view_diff *d, int side, const struct stream_table *t)
 		if (strcmp(c->name, "samples") == 0 && c->role == COUNTED)
 			dt->samples = (int)i;
 		if (c->role == COUNTED && (dt->weight < 0 ||
-		    c->type != VAL_F64))
+		    c->type == VAL_U64 || c->type == VAL_I64) &&
+		    !preferred(dt, dt->weight))
+			dt->weight = (int)i;
+		if (c->role == COUNTED && preferred(dt, (int)i) &&
+		    !(dt->weight >= 0 && strcmp(dt->cols[dt->weight].name,
+		    "samples") == 0))
 			dt->weight = (int)i;
 	}
 	return 0;
@@ -227,6 +249,28 @@ add_raw_row(struct view_diff *d, struct dtable *t, const struct stream_row *r)
 	return 0;
 }
 
+/* Keeps a DIAG record of the base, adding up those of one text. */
+static int
+add_diag(struct view_diff *d, const struct stream_diag *g)
+{
+	size_t i;
+
+	for (i = 0; i < d->ndiags; i++)
+		if (strcmp(d->diags[i].what, g->what) == 0) {
+			d->diags[i].count += g->count;
+			d->diags[i].bytes += g->bytes;
+			return 0;
+		}
+	if (d->ndiags == MAX_DIAGS)
+		return 0;	/* the first kinds say enough */
+	d->diags[d->ndiags] = *g;
+	if ((d->diags[d->ndiags].what = platform_strndup(g->what,
+	    strlen(g->what))) == NULL)
+		return -1;
+	d->ndiags++;
+	return 0;
+}
+
 int
 view_diff_read(struct view_diff *d, int side, FILE *fp)
 {
@@ -240,7 +284,9 @@ view_diff_read(struct view_diff *d, int side, FILE *fp)
 		return -1;
 	stream_reader_open_file(r, fp, "--diff");
 	while (rc == 0 && (st = stream_reader_next(r, &rec)) == STREAM_OK) {
-		if (rec.type == REC_TABLE)
+		if (rec.type == REC_DIAG && side == 0)
+			rc = add_diag(d, &rec.u.diag);
+		else if (rec.type == REC_TABLE)
 			rc = add_table(d, side, &rec.u.table);
 		else if (rec.type == REC_ROW &&
 		    (t = table_of(d, side, rec.u.row.table)) != NULL)
@@ -592,7 +638,8 @@ write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
 			cols[n].name = names[n];
 			cols[n].unit = k == 3 ? "%" : c->unit;
 			cols[n].type = k == 3 ? VAL_F64 : k == 2 ?
-			    (c->type == VAL_F64 ? VAL_F64 : VAL_I64) : c->type;
+			    (c->type == VAL_F64 || c->type == VAL_NS ? c->type :
+			    VAL_I64) : c->type;
 		}
 	}
 	if (t->samples >= 0)
@@ -636,11 +683,20 @@ write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
 		}
 		cells[n++] = *b;
 		cells[n++] = *x;
+		/* A side that has the row but not the figure: no delta. */
+		if ((o->base != NULL && b->type == VAL_NULL) ||
+		    (o->input != NULL && x->type == VAL_NULL)) {
+			cells[n++].type = VAL_NULL;
+			if (has_pct(c))
+				cells[n++].type = VAL_NULL;
+			continue;
+		}
 		if (c->type == VAL_F64)
 			cells[n] = (struct value){ VAL_F64, { .f = delta } };
 		else
-			cells[n] = (struct value){ VAL_I64,
-			    { .i = (int64_t)number(x) - (int64_t)number(b) } };
+			cells[n] = (struct value){ c->type == VAL_NS ? VAL_NS :
+			    VAL_I64, { .i = (int64_t)number(x) -
+			    (int64_t)number(b) } };
 		n++;
 		if (!has_pct(c))
 			continue;
@@ -737,6 +793,9 @@ view_diff_write(struct view_diff *d, struct stream_writer *w,
 		for (i = 0; i < d->ntables[s]; i++)
 			if (make_keys(&d->tables[s][i]) != 0)
 				return -1;
+	for (i = 0; i < d->ndiags; i++)
+		if (stream_write_diag(w, &d->diags[i]) != 0)
+			return -1;
 	for (i = 0; i < d->ntables[1]; i++)
 		if (write_table(d, w, &d->tables[1][i],
 		    first_id + (stream_id)i) != 0)
@@ -760,6 +819,8 @@ view_diff_free(struct view_diff *d)
 
 	if (d == NULL)
 		return;
+	for (i = 0; i < d->ndiags; i++)
+		free((char *)d->diags[i].what);
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < d->ntables[s]; i++) {
 			struct dtable *t = &d->tables[s][i];

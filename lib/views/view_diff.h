@@ -23,7 +23,8 @@
  * per cent of X_base; empty when X_base is 0 or absent; none for a
  * column that is itself a share in per cent).  A row of one
  * side only has the other side's X empty (not 0), its delta taken as
- * from 0, and no per cent.  Rows come by the largest absolute delta of
+ * from 0, and no per cent. A row of both sides with X empty on one (a figure
+ * that run cannot give) has no delta.  Rows come by the largest absolute delta of
  * the table's weight (its last integer column, the one that stackrows.h
  * draws), then by key.
  *
@@ -48,7 +49,8 @@ void view_diff_free(struct view_diff *d);
 
 /*
  * Reads the tables of one side (0 the base, 1 the input) from a stream
- * in fp, as a view wrote them.  @return : 0, or -1 (out of memory, or a
+ * in fp, as a view wrote them; the base's DIAG records (what it lost)
+ * are kept too, and written before the tables.  @return : 0, or -1 (out of memory, or a
  * damaged stream: view_diff_error() says which).
  */
 int view_diff_read(struct view_diff *d, int side, FILE *fp);
