@@ -1,7 +1,8 @@
 #!/bin/sh
 # Remakes the pictures of the README from testdata/sample.etl with the
-# tools of bin/ and headless Chromium: a flame graph of the build's CPU
-# samples and the timeline of its processes.  Run from the top after
+# tools of bin/ and headless Chromium: the build report's Crates tab
+# (pipelines/rustc-report.sh), a flame graph of the build's CPU samples
+# and the timeline of its processes.  Run from the top after
 # `make`:  sh doc/pictures.sh
 set -e
 cd "$(dirname "$0")/.."
@@ -23,3 +24,6 @@ shot() {
 }
 shot flamegraph.png "1200,$height" flame.svg
 shot timeline.png 1200,330 tree.html
+sh pipelines/rustc-report.sh -o "$tmp/report.html" testdata/sample.etl \
+    >/dev/null 2>&1
+shot report.png 1200,420 report.html#crates

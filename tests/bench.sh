@@ -24,11 +24,14 @@
 #                         turns, so that a busy moment of the machine
 #                         does not fall on one of them only
 #   BENCH_PARTS="..."     which parts to run: instructions, timing,
-#                         views (memory views beside cpu), waits
+#                         views (memory views beside cpu), report
+#                         (pipelines/rustc-report.sh against etlcat
+#                         alone, issue 25's target 1.5x), waits
 #                         (context switches), symbols (etlsym against
 #                         llvm-symbolizer), measureme (rustc profiles
 #                         against measureme's summarize, stack_collapse
-#                         and crox); default all
+#                         and crox), diff (etlagg --diff against the
+#                         two views it runs); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 #   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
 #   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
@@ -39,7 +42,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-parts=${BENCH_PARTS:-instructions timing views waits symbols measureme}
+parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -280,6 +283,41 @@ bench_views() {
 	echo
 }
 
+# ratio_to NAME SECS BASE: NAME's time against etlcat's (1.5x the target).
+ratio_to() {
+	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN {
+		r = a / b
+		s = r <= 1.5 ? "met" : "not met"
+		printf "  %-22s %5.2fx etlcat (target 1.5x: %s)\n", n, r, s }'
+}
+
+# The build report, from the trace to the page, against etlcat alone on
+# the same trace (issue 25: at most 1.5 times as long), on both traces.
+bench_report() {
+	for t in plain compressed; do
+		trace=$top/build/bench/rustc-build-$size.etl
+		[ $t = plain ] && trace=$top/build/bench/rustc-build-$size-plain.etl
+		gen_trace "$trace" --size "$size" --seed 1 \
+		    $([ $t = compressed ] && echo --compress) || return 1
+		bytes=$(wc -c <"$trace")
+		cat "$trace" >/dev/null
+		echo "== the build report, $t buffers: $trace"
+		want "etlcat" "etlcat -q '$trace'" etlcat
+		want "rustc-report.sh (the build's processes)" \
+		    "sh '$top/pipelines/rustc-report.sh' -o '$out/r.html' '$trace'" \
+		    report
+		want "rustc-report.sh -a (every process)" \
+		    "sh '$top/pipelines/rustc-report.sh' -a -o '$out/a.html' '$trace'" \
+		    report_a
+		rows
+		ratio_to "rustc-report.sh" "$secs_report" "$secs_etlcat"
+		ratio_to "rustc-report.sh -a" "$secs_report_a" "$secs_etlcat"
+		echo "  page: $(wc -c <"$out/r.html" | tr -d ' ') bytes," \
+		    "-a: $(wc -c <"$out/a.html" | tr -d ' ') bytes"
+		echo
+	done
+}
+
 # Context switches: etlagg threads and waits --by stack on a synthetic
 # schedule (etlsynth --scenario waits; BENCH_WAITS_SIZE bytes, 64 MiB by
 # default), made once and kept in build/bench/.
@@ -498,14 +536,45 @@ if [ $# -gt 0 ]; then
 	bench_timing "$1"
 	exit
 fi
+# The diff of two builds (issue 26): etlagg --diff against the two views
+# it runs, on the decoded streams of two traces of different seeds.  Its
+# target: at most the two views' time plus 10%.
+bench_diff() {
+	a=$top/build/bench/rustc-build-$size.etl
+	b=$top/build/bench/rustc-build-$size-seed2.etl
+	gen_trace "$a" --size "$size" --seed 1 --compress &&
+	    gen_trace "$b" --size "$size" --seed 2 --compress || return 1
+	etlcat -q -o "$out/a.zst" "$a" && etlcat -q -o "$out/b.zst" "$b" ||
+	    { echo "bench: etlcat failed" >&2; return 1; }
+	bytes=$(($(wc -c <"$out/a.zst") + $(wc -c <"$out/b.zst")))
+	echo "== etlagg --diff on the decoded streams of $a and its seed 2"
+	for view in "cpu --by stack" "processes"; do
+		key=$(echo "$view" | tr -c 'a-z\n' '_')
+		want "etlagg $view, first" "etlagg $view '$out/a.zst'" "a_$key"
+		want "etlagg $view, second" "etlagg $view '$out/b.zst'" "b_$key"
+		want "etlagg $view --diff" \
+		    "etlagg $view --diff '$out/a.zst' '$out/b.zst'" "d_$key"
+		rows	# (it reads into $var)
+		eval "one=\$secs_a_$key two=\$secs_b_$key diff=\$secs_d_$key"
+		awk -v d="$diff" -v a="$one" -v b="$two" 'BEGIN {
+		    printf "%-58s %8.2fx (target 1.10x: %s)\n",
+		    "  --diff / the two views", d / (a + b),
+		    d / (a + b) <= 1.10 ? "met" : "not met" }'
+	done
+	rm -f "$out/a.zst" "$out/b.zst"
+	echo
+}
+
 for part in $parts; do
 	case $part in
 	instructions)	bench_instructions ;;
 	timing)		bench_timing ;;
 	views)		bench_views ;;
+	report)		bench_report ;;
 	waits)		bench_waits ;;
 	symbols)	bench_symbols ;;
 	measureme)	bench_measureme ;;
+	diff)		bench_diff ;;
 	*)		echo "bench: unknown part $part" >&2; exit 2 ;;
 	esac
 done

@@ -11,8 +11,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "stream/holdback.h"
 #include "stream/stream.h"
 #include "views/view.h"
+#include "base/platform.h"
+#include "views/view_diff.h"
+#include "views/view_merge.h"
 
 #define PRODUCER "etlagg 0.1"
 
@@ -22,7 +26,7 @@ static _Noreturn void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: etlagg [-fq] [-o file] view [view-options] "
-	    "[file ...]\n");
+	    "[+ view [view-options] ...]\n              [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
 		view_list(fp);
@@ -31,8 +35,14 @@ usage(FILE *fp, int status)
 		    "  -f         write the stream even to a terminal\n"
 		    "  -o file    write to file instead of standard output\n"
 		    "  -q         no line on what an input lost\n"
+		    "  --diff base  of cpu, vmem, heap, threads, waits, crates,\n"
+		    "             processes or stats: the view of base and of\n"
+		    "             the input, joined, with the changes\n"
 		    "  --help     this text\n"
 		    "  --version  the version\n"
+		    "Views joined by + are computed in one pass over the\n"
+		    "inputs; the output is their streams one after another,\n"
+		    "the bytes separate runs would write.\n"
 		    "With no file, or when file is -, read standard input.\n"
 		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
 		    "file is decoded first, as etlcat -q decodes it.\n");
@@ -40,17 +50,28 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* What the command line says. */
-struct args {
+#define VIEWS_MAX	32	/* views joined by + */
+
+/* One view of the command line: its name and options. */
+struct vspec {
 	const struct view_ops *ops;
-	int force, merge, quiet;
-	const char *out;
+	int merge;
+	char *diff;		/* --diff BASE, for a view without its own */
 	char **vargv;		/* the view's name and options */
 	int vargc;
+	char **vopt;		/* while parsing: its options as given */
+	int nv;
+};
+
+/* What the command line says. */
+struct args {
+	struct vspec views[VIEWS_MAX];
+	int nviews;
+	int force, quiet;
+	const char *out;
 	char **files;
 	int nfiles;
 	struct option *all;	/* while parsing */
-	char **vopt;
 };
 
 /*
@@ -97,6 +118,8 @@ view_has_option(const struct view_ops *ops, const char *name)
 {
 	size_t j;
 
+	if (strcmp(name, "merge") == 0 && ops->merge != NULL)
+		return 1;
 	for (j = 0; ops->options != NULL && ops->options[j].name; j++)
 		if (strcmp(ops->options[j].name, name) == 0)
 			return 1;
@@ -131,41 +154,134 @@ view_token(const char *name, const char *value)
 }
 
 static void
-set_view(struct args *a, const char *name)
+set_view(struct vspec *vs, const char *name)
 {
-	if ((a->ops = view_find(name)) == NULL) {
+	if ((vs->ops = view_find(name)) == NULL) {
 		cli_warn("unknown view '%s'", name);
 		usage(stderr, CLI_USAGE);
 	}
-	a->vargv[0] = (char *)name;
+	vs->vargv[0] = (char *)name;
+}
+
+/* A word that is not an option: a view's name, "+" or a file. */
+static void
+take_word(struct args *a, char *word, int *want_view)
+{
+	struct vspec *vs = &a->views[a->nviews - 1];
+
+	if (strcmp(word, "+") == 0) {
+		if (vs->ops == NULL) {
+			cli_warn("no view before +");
+			usage(stderr, CLI_USAGE);
+		}
+		if (a->nviews == VIEWS_MAX) {
+			cli_warn("more than %d views", VIEWS_MAX);
+			usage(stderr, CLI_USAGE);
+		}
+		a->views[a->nviews].vargv = vs->vargv + vs->nv + 1;
+		a->views[a->nviews].vopt = vs->vopt + vs->nv;
+		a->nviews++;
+		*want_view = 1;
+	} else if (*want_view) {
+		set_view(vs, word);
+		*want_view = 0;
+	} else
+		a->files[a->nfiles++] = word;
+}
+
+/*
+ * The views that count, whose tables --diff BASE joins with BASE's
+ * (views/view_diff.h); queries and heapsnap have a --diff of their own.
+ */
+static int
+is_diffable(const struct view_ops *ops)
+{
+	static const char *const names[] = { "cpu", "vmem", "heap",
+	    "threads", "waits", "crates", "processes", "stats", NULL };
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(ops->name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Checks a view's options against the view and makes its argument
+ * vector: the name, then "--name" or "--name=value" and second values.
+ */
+static void
+view_args(struct vspec *vs)
+{
+	int i;
+
+	vs->vargc = 1;
+	for (i = 0; i < vs->nv; i++) {
+		size_t len;
+		char name[64];
+
+		/* Only a second value does not start with "--". */
+		if (strncmp(vs->vopt[i], "--", 2) != 0) {
+			vs->vargv[vs->vargc++] = vs->vopt[i];
+			continue;
+		}
+		len = strcspn(vs->vopt[i] + 2, "=");
+		snprintf(name, sizeof(name), "%.*s", (int)len, vs->vopt[i] + 2);
+		if (strcmp(name, "diff") == 0 && !view_has_option(vs->ops,
+		    name) && is_diffable(vs->ops)) {
+			if ((vs->diff = strdup(vs->vopt[i] + 2 + len + 1)) ==
+			    NULL)
+				cli_fatal(CLI_DATA_ERROR, "out of memory");
+			free(vs->vopt[i]);
+			continue;
+		}
+		if (!view_has_option(vs->ops, name)) {
+			cli_warn("view %s has no option --%s", vs->ops->name,
+			    name);
+			usage(stderr, CLI_USAGE);
+		}
+		if (strcmp(name, "merge") == 0) {
+			vs->merge = 1;
+			/* view_merge.c merges it: the view never sees it. */
+			if (vs->ops->merge != NULL) {
+				free(vs->vopt[i]);
+				continue;
+			}
+		}
+		vs->vargv[vs->vargc++] = vs->vopt[i];
+	}
 }
 
 /*
  * Parses the command line GNU style: options anywhere, the first word
- * that is not an option's the view, the rest files.  The view's options
- * are checked against the view and handed to its create() afterwards.
+ * that is not an option's the view, the rest files.  A word "+" begins
+ * another view: the word after it is its name, and the view options
+ * after it are its own (those before the first view's name are the
+ * first view's).  The views' options are checked against their views
+ * and handed to their create() afterwards.
  */
 static void
 parse_args(int argc, char *argv[], struct args *a)
 {
 	struct option *all;
 	char **vopt;
-	int ch, idx, nv = 0, i;
+	int ch, idx, i, want_view = 1;
+	struct vspec *vs;
 
 	a->all = all = all_options();
-	a->vargv = calloc((size_t)argc + 1, sizeof(char *));
+	/* Every view's arguments in one array, each after the last's. */
+	a->views[0].vargv = calloc((size_t)argc * 2 + 2, sizeof(char *));
 	a->files = calloc((size_t)argc + 1, sizeof(char *));
-	a->vopt = vopt = calloc((size_t)argc + 1, sizeof(char *));
-	if (a->vargv == NULL || a->files == NULL || vopt == NULL)
+	a->views[0].vopt = vopt = calloc((size_t)argc + 1, sizeof(char *));
+	if (a->views[0].vargv == NULL || a->files == NULL || vopt == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	a->nviews = 1;
 	/* "-": words that are not options come back in order, as 1. */
 	while ((ch = getopt_long(argc, argv, "-fo:q", all, &idx)) != -1) {
+		vs = &a->views[a->nviews - 1];
 		switch (ch) {
 		case 1:
-			if (a->ops == NULL)
-				set_view(a, optarg);
-			else
-				a->files[a->nfiles++] = optarg;
+			take_word(a, optarg, &want_view);
 			break;
 		case 'f':
 			a->force = 1;
@@ -182,100 +298,116 @@ parse_args(int argc, char *argv[], struct args *a)
 			printf("%s\n", PRODUCER);
 			exit(CLI_OK);
 		case OPT_VIEW:
-			vopt[nv++] = view_token(all[idx].name,
+			vs->vopt[vs->nv++] = view_token(all[idx].name,
 			    all[idx].has_arg ? optarg : NULL);
 			/* Its second value, known once the view is. */
-			if (a->ops != NULL && is_pair_option(a->ops,
+			if (vs->ops != NULL && is_pair_option(vs->ops,
 			    all[idx].name) && optind < argc &&
-			    (vopt[nv++] = strdup(argv[optind++])) == NULL)
+			    (vs->vopt[vs->nv++] = strdup(argv[optind++])) ==
+			    NULL)
 				cli_fatal(CLI_DATA_ERROR, "out of memory");
-			if (strcmp(all[idx].name, "merge") == 0)
-				a->merge = 1;
 			break;
 		default:
 			usage(stderr, CLI_USAGE);
 		}
 	}
 	for (i = optind; i < argc; i++)	/* after "--" */
-		if (a->ops == NULL)
-			set_view(a, argv[i]);
-		else
-			a->files[a->nfiles++] = argv[i];
-	if (a->ops == NULL) {
-		cli_warn("no view given");
+		take_word(a, argv[i], &want_view);
+	if (want_view) {
+		cli_warn(a->nviews > 1 ? "no view after +" : "no view given");
 		usage(stderr, CLI_USAGE);
 	}
-	a->vargc = 1;
-	for (i = 0; i < nv; i++) {
-		size_t len;
-		char name[64];
-
-		/* Only a second value does not start with "--". */
-		if (strncmp(vopt[i], "--", 2) != 0) {
-			a->vargv[a->vargc++] = vopt[i];
-			continue;
-		}
-		len = strcspn(vopt[i] + 2, "=");
-		snprintf(name, sizeof(name), "%.*s", (int)len, vopt[i] + 2);
-		if (!view_has_option(a->ops, name)) {
-			cli_warn("view %s has no option --%s", a->ops->name,
-			    name);
-			usage(stderr, CLI_USAGE);
-		}
-		a->vargv[a->vargc++] = vopt[i];
-	}
+	for (i = 0; i < a->nviews; i++)
+		view_args(&a->views[i]);
 	free(vopt);
 	free(all);
-	a->vopt = NULL;
 	a->all = NULL;
 }
 
 static void
 args_release(struct args *a)
 {
-	int i;
+	int i, j;
 
-	for (i = 1; i < a->vargc; i++)
-		free(a->vargv[i]);
-	free(a->vargv);
+	for (j = 0; j < a->nviews; j++) {
+		for (i = 1; i < a->views[j].vargc; i++)
+			free(a->views[j].vargv[i]);
+		free(a->views[j].diff);
+	}
+	free(a->views[0].vargv);
 	free(a->files);
 }
 
-struct aggregation {
+/* A view being computed, and what the input held for it. */
+struct aggview {
 	const struct view_ops *ops;
 	struct view *v;
-	struct stream_writer *w;
-	const char *out;
-	unsigned tables, ours;	/* tables in the input, of the view's */
-	uint64_t events;
+	int merge;
+	unsigned ours;		/* tables in the input of the view's */
 	char other[64];		/* the name of one that is not */
+	/* The records passed on, for the views after the first. */
+	struct holdback *passed;
+	/* --merge of a view that view_merge.c merges in its place. */
+	struct view_merge *mg;
+	/* --diff: the base's tables, joined with the view's at the end. */
+	struct view_diff *dd;
 };
 
+struct aggregation {
+	struct aggview views[VIEWS_MAX];
+	int nviews;
+	struct stream_writer *w;	/* the first view's */
+	const char *out;
+	unsigned tables;	/* tables in the input */
+	uint64_t events;
+};
+
+/* The reader flags that make it read less, not more. */
+#define LESS_FLAGS	(STREAM_EVENT_HEADS | STREAM_QUERY_LABELS)
+
+/* Records the views after the first hold back in memory, then a file. */
+#define PASSED_MEM_MAX	(1u << 20)
+
 /*
- * Feeds a record to the view.  DIAG records pass on, so that what the
- * input lost reaches etlreport; so do records of unknown types.
+ * Feeds a record to the views.  DIAG records pass on, so that what the
+ * input lost reaches etlreport; so do records of unknown types.  The
+ * first view's go to the output at once, the others' are held until
+ * their turn.
  */
 static int
 aggregate(void *ctx, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	struct aggregation *a = ctx;
+	struct aggview *av;
+	int i;
 
-	if (a->ops->record(a->v, r, rec) != 0)
-		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	if (rec->type == REC_EVENT)
-		a->events++;
-	if (rec->type == REC_TABLE) {
-		a->tables++;
-		if (view_has_table(a->ops, rec->u.table.name))
-			a->ours++;
+	for (i = 0; i < a->nviews; i++) {
+		av = &a->views[i];
+		if ((av->mg != NULL ? view_merge_record(av->mg, rec) :
+		    av->ops->record(av->v, r, rec)) != 0)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		if (rec->type != REC_TABLE)
+			continue;
+		if (view_has_table(av->ops, rec->u.table.name))
+			av->ours++;
 		else
-			snprintf(a->other, sizeof(a->other), "%s",
+			snprintf(av->other, sizeof(av->other), "%s",
 			    rec->u.table.name);
 	}
-	if ((!stream_rec_known(rec->type) || rec->type == REC_DIAG) &&
-	    stream_write_record(a->w, rec) != 0)
+	if (rec->type == REC_EVENT)
+		a->events++;
+	if (rec->type == REC_TABLE)
+		a->tables++;
+	if (stream_rec_known(rec->type) && rec->type != REC_DIAG)
+		return 0;
+	if (stream_write_record(a->w, rec) != 0)
 		cli_write_error(a->out);
+	for (i = 1; i < a->nviews; i++)
+		if (a->views[i].passed != NULL &&
+		    holdback_push(a->views[i].passed, rec, 0) != 0)
+			cli_fatal(CLI_DATA_ERROR, "cannot hold records back: "
+			    "%s", strerror(errno));
 	return 0;
 }
 
@@ -285,24 +417,191 @@ aggregate(void *ctx, const struct stream_reader *r,
  * an input of tables and no events without --merge.
  */
 static int
-read_input(struct cli_inputs *in, const char *path, struct aggregation *agg,
-    int merge)
+read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
 {
-	int status;
+	int status, i, merge = 1;
 
-	agg->tables = agg->ours = 0;
+	for (i = 0; i < agg->nviews; i++) {
+		agg->views[i].ours = 0;
+		merge &= agg->views[i].merge;
+	}
+	agg->tables = 0;
 	agg->events = 0;
 	status = cli_read_stream(in, path, aggregate, agg);
 	if (!merge && agg->tables > 0 && agg->events == 0) {
 		cli_warn("%s: holds tables, not events (--merge adds up "
 		    "tables of this view)", in->name);
-		status = CLI_DATA_ERROR;
-	} else if (merge && agg->tables > 0 && agg->ours == 0) {
-		cli_warn("%s: no %s table to merge (it holds %s tables, "
-		    "of another view)", in->name, agg->ops->name, agg->other);
-		status = CLI_DATA_ERROR;
+		return CLI_DATA_ERROR;
+	}
+	for (i = 0; i < agg->nviews; i++) {
+		const struct aggview *av = &agg->views[i];
+
+		if (av->merge && agg->tables > 0 && av->ours == 0) {
+			cli_warn("%s: no %s table to merge (it holds %s "
+			    "tables, of another view)", in->name,
+			    av->ops->name, av->other);
+			status = CLI_DATA_ERROR;
+		}
 	}
 	return status;
+}
+
+/* Writes a view's tables, or its merged tables with --merge. */
+static int
+write_tables(struct aggview *av, struct stream_writer *w)
+{
+	return av->mg != NULL ? view_merge_write(av->mg, w) :
+	    av->ops->finish(av->v, w);
+}
+
+/*
+ * --diff: a stream of what `av` would write into a scratch file, read
+ * back as `side` of its join; base, when not NULL, is a stream of the
+ * base's DIAG records, read before it.  @return : 0, or -1 (said why).
+ */
+static int
+tables_to_diff(struct aggview *av, int side, FILE *base)
+{
+	FILE *fp = platform_scratch_file();
+	struct stream_writer *w;
+	struct stream_end end = { 0 };
+	int rc;
+
+	if (fp == NULL || (w = stream_writer_new(fp, CLI_STREAM_LEVEL)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "--diff: no scratch file: %s",
+		    strerror(errno));
+	if (stream_write_header(w, PRODUCER) != 0 || write_tables(av, w) != 0 ||
+	    stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
+		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a scratch file");
+	rewind(fp);
+	if (base != NULL)
+		rewind(base);
+	rc = (base != NULL && view_diff_read(av->dd, side, base) != 0) ||
+	    view_diff_read(av->dd, side, fp) != 0 ? -1 : 0;
+	fclose(fp);
+	if (rc != 0)
+		cli_warn("--diff: %s", view_diff_error(av->dd));
+	return rc;
+}
+
+/* The view's tables joined with the base's. */
+static int
+write_diff(struct aggview *av, struct stream_writer *w)
+{
+	if (tables_to_diff(av, 1, NULL) != 0)
+		return 0;	/* said; the view writes no table */
+	return view_diff_write(av->dd, w, 1);
+}
+
+/*
+ * --diff BASE: the views that take it computed over BASE in a pass of
+ * their own, before the inputs; each keeps its tables, and the DIAG
+ * records of BASE (what it lost), for its join.  Every view names one
+ * BASE.  @return : CLI_OK, or CLI_DATA_ERROR (said why).
+ */
+static int
+read_base(struct args *a, struct aggregation *main_agg)
+{
+	static struct aggregation agg;
+	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
+	struct stream_end end = { 0 };
+	struct stream_reader *r;
+	struct cli_inputs in;
+	const char *base = NULL;
+	unsigned flags = 0;
+	FILE *diags;
+	int i, n = 0, used, status;
+
+	for (i = 0; i < a->nviews; i++)
+		if (a->views[i].diff != NULL) {
+			if (base != NULL && strcmp(base, a->views[i].diff) != 0)
+				cli_fatal(CLI_USAGE, "--diff: one base for all "
+				    "the views of a pass (%s, %s)", base,
+				    a->views[i].diff);
+			base = a->views[i].diff;
+		}
+	if (base == NULL)
+		return CLI_OK;
+	for (i = 0; i < a->nviews; i++) {
+		struct vspec *vs = &a->views[i];
+		struct aggview *av = &agg.views[n];
+
+		if (vs->diff == NULL)
+			continue;
+		if ((main_agg->views[i].dd = view_diff_new()) == NULL ||
+		    (av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) ==
+		    NULL)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		av->ops = vs->ops;
+		av->merge = vs->merge;
+		av->dd = main_agg->views[i].dd;
+		if (vs->merge && vs->ops->merge != NULL &&
+		    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		flags |= vs->ops->reader_flags & ~LESS_FLAGS;
+		n++;
+	}
+	/* What BASE lost goes to one stream, for every join. */
+	if ((diags = platform_scratch_file()) == NULL ||
+	    (agg.w = stream_writer_new(diags, CLI_STREAM_LEVEL)) == NULL ||
+	    (r = stream_reader_new(flags)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "--diff: no scratch file");
+	agg.out = "--diff";
+	cli_inputs_init(&in, r);
+	in.quiet = a->quiet;
+	if (stream_write_header(agg.w, PRODUCER) != 0)
+		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a scratch file");
+	agg.nviews = n;
+	status = read_input(&in, base, &agg);
+	cut.count = in.loss.cut;
+	if ((cut.count > 0 && stream_write_diag(agg.w, &cut) != 0) ||
+	    stream_write_end(agg.w, &end) != 0 || stream_writer_close(agg.w))
+		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a scratch file");
+	for (i = 0; i < n; i++) {
+		if (status == CLI_OK && tables_to_diff(&agg.views[i], 0, diags))
+			status = CLI_DATA_ERROR;
+		agg.views[i].ops->destroy(agg.views[i].v);
+		view_merge_free(agg.views[i].mg);
+	}
+	fclose(diags);
+	stream_reader_free(r);
+	return status;
+}
+
+/*
+ * Ends a view's stream: what the inputs lost, its tables, the end.  A
+ * view after the first writes a stream of its own after the last one:
+ * its header and the records held back for it first.
+ */
+static void
+finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
+    const struct cli_inputs *in, const char *out)
+{
+	struct stream_end end = { 0 };
+	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
+	struct stream_record rec;
+	uint64_t tag;
+	int got;
+
+	if (w == NULL) {
+		w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
+		if (stream_write_header(w, PRODUCER) != 0)
+			cli_write_error(out);
+		while ((got = holdback_peek(av->passed, &rec, &tag)) == 1) {
+			if (stream_write_record(w, &rec) != 0)
+				cli_write_error(out);
+			holdback_pop(av->passed);
+		}
+		if (got < 0)
+			cli_fatal(CLI_DATA_ERROR, "cannot read records held "
+			    "back: %s", strerror(errno));
+	}
+	/* The table holds less than the inputs did: say so in it. */
+	cut.count = in->loss.cut;
+	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
+	    (av->dd != NULL ? write_diff(av, w) : write_tables(av, w)) != 0 ||
+	    stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
+		cli_write_error(out);
 }
 
 int
@@ -310,52 +609,77 @@ main(int argc, char *argv[])
 {
 	/* Static: what it holds is still reachable when usage() exits. */
 	static struct args a;
+	static struct aggregation agg;
 	struct cli_inputs in;
 	struct stream_reader *r;
 	struct stream_writer *w;
-	struct stream_end end = { 0 };
-	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
-	struct view *v;
-	struct aggregation agg;
-	int status = CLI_OK, i, used;
+	unsigned flags = 0, less = LESS_FLAGS;
+	uint32_t kinds = 0;
+	int status = CLI_OK, i, used, all_kinds = 0;
 	FILE *fp;
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
 	parse_args(argc, argv, &a);
-	errno = 0;
-	if ((v = a.ops->create(a.vargc, a.vargv, &used)) == NULL) {
-		if (errno == ENOMEM)
+	agg.nviews = a.nviews;
+	for (i = 0; i < a.nviews; i++) {
+		struct vspec *vs = &a.views[i];
+		struct aggview *av = &agg.views[i];
+
+		errno = 0;
+		av->ops = vs->ops;
+		av->merge = vs->merge;
+		if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) ==
+		    NULL) {
+			if (errno == ENOMEM)
+				cli_fatal(CLI_DATA_ERROR, "out of memory");
+			if (errno == EIO)
+				return CLI_DATA_ERROR;
+			usage(stderr, CLI_USAGE);
+		}
+		if (i > 0 && (av->passed = holdback_new(PASSED_MEM_MAX)) ==
+		    NULL)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		if (errno == EIO)
-			return CLI_DATA_ERROR;
-		usage(stderr, CLI_USAGE);
+		if (vs->merge && vs->ops->merge != NULL &&
+		    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		/*
+		 * The reader keeps what any of the views needs, and leaves
+		 * out what all of them do without.
+		 */
+		flags |= vs->ops->reader_flags & ~LESS_FLAGS;
+		less &= vs->ops->reader_flags;
+		kinds |= vs->ops->field_kinds;
+		all_kinds |= vs->ops->field_kinds == 0;
 	}
 	fp = cli_open_output(a.out, 1, a.force, a.nfiles, a.files);
-	r = stream_reader_new(a.ops->reader_flags);
-	if (r != NULL && a.ops->field_kinds != 0)
-		stream_reader_fields_of(r, a.ops->field_kinds);
+	r = stream_reader_new(flags | less);
+	if (r != NULL && !all_kinds)
+		stream_reader_fields_of(r, kinds);
 	w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 	if (r == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (stream_write_header(w, PRODUCER) != 0)
 		cli_write_error(a.out);
+	if (read_base(&a, &agg) != CLI_OK)
+		status = CLI_DATA_ERROR;
 	cli_inputs_init(&in, r);
 	in.quiet = a.quiet;
-	agg = (struct aggregation){ .ops = a.ops, .v = v, .w = w,
-	    .out = a.out };
+	agg.w = w;
+	agg.out = a.out;
 	if (a.nfiles == 0)
-		status = read_input(&in, "-", &agg, a.merge);
+		status = read_input(&in, "-", &agg);
 	for (i = 0; i < a.nfiles; i++)
-		if (read_input(&in, a.files[i], &agg, a.merge) != CLI_OK)
+		if (read_input(&in, a.files[i], &agg) != CLI_OK)
 			status = CLI_DATA_ERROR;
-	/* The table holds less than the inputs did: say so in it. */
-	cut.count = in.loss.cut;
-	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
-	    a.ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
-	    stream_writer_close(w) != 0)
-		cli_write_error(a.out);
-	a.ops->destroy(v);
+	for (i = 0; i < agg.nviews; i++) {
+		finish_view(&agg.views[i], i == 0 ? w : NULL, fp, &in, a.out);
+		agg.views[i].ops->destroy(agg.views[i].v);
+		view_merge_free(agg.views[i].mg);
+		view_diff_free(agg.views[i].dd);
+		if (agg.views[i].passed != NULL)
+			holdback_free(agg.views[i].passed);
+	}
 	stream_reader_free(r);
 	args_release(&a);
 	if (cli_close_output(fp, a.out, in.read > 0) != CLI_OK)

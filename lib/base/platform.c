@@ -677,3 +677,15 @@ platform_read_at(const struct mapped_file *m, uint64_t off, void *dst,
 	memcpy(dst, m->data + off, len);
 	return (long)len;
 }
+
+char *
+platform_strndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d != NULL) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}

@@ -133,4 +133,8 @@ int platform_mkdir(const char *path);
  */
 FILE *platform_temp_file(char *path, size_t cap);
 
+/* The first n bytes of s as a new string (strndup(), which Windows
+ * lacks).  @return : NULL if out of memory. */
+char *platform_strndup(const char *s, size_t n);
+
 #endif

@@ -17,8 +17,8 @@ static const struct render_format formats[] = {
 	{ "folded", "collapsed stacks of the stack tables, or rustc queries",
 	    &render_folded_ops },
 	{ "svg", "a flame graph of the same stacks", &render_svg_ops },
-	{ "html", "process tree timeline, or rustc query page",
-	    &render_html_ops },
+	{ "html", "process tree timeline, rustc query page, or a report "
+	    "of several tables", &render_report_ops },
 };
 
 const struct render_format *

@@ -17,6 +17,7 @@
 
 #include "stream/stream.h"
 
+struct buf;
 struct loss;
 
 struct render_options {
@@ -83,11 +84,27 @@ void render_list(FILE *fp);
 int render_loss_note(FILE *fp, const struct render_options *opt, int markup,
     const char *before, const char *after);
 
+/*
+ * Keeps the text of a DIAG note of count 0 ("note: ..." that states
+ * something of a table, such as what the trace lacked for it, rather
+ * than counting what was left out), once, NUL-terminated in `notes`;
+ * RENDER_NOTES_MAX of them at most, the others left out, each cut to
+ * RENDER_NOTE_LEN bytes.  @return : 0, or -1 if out of memory.
+ */
+#define RENDER_NOTES_MAX	64
+#define RENDER_NOTE_LEN		300
+int render_note_keep(struct buf *notes, const struct stream_record *rec);
+
+/* Writes each kept note between `before` and `after`. */
+void render_notes_write(FILE *fp, const struct buf *notes, int markup,
+    const char *before, const char *after);
+
 extern const struct render_ops render_table_ops;
 extern const struct render_ops render_counts_ops;
 extern const struct render_ops render_chrome_ops;
 extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_html_ops;
+extern const struct render_ops render_report_ops;
 
 #endif

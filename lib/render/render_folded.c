@@ -6,8 +6,11 @@
  * stack column (see stackrows.h), equal stacks added up, lines in byte
  * order of their stacks.  Stacks of weight 0 stay, as measureme's
  * stack_collapse writes them (flame graph tools ignore them); empty
- * tables give an empty output.  A line break in a
- * stack, which would end its line, is written as a space.
+ * tables give an empty output.  A line break in a stack, which would end
+ * its line, is written as a space.  The stacks of an etlagg --diff table
+ * have two counts, the base's then the input's ("stack 12 15"), the
+ * format of difffolded.pl that flamegraph.pl and inferno-flamegraph
+ * draw as a differential flame graph.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -44,9 +47,14 @@ folded_record(struct render *rd, const struct stream_reader *r,
 	return stackrows_record(rd->rows, r, rec);
 }
 
-/* Writes a line, its line breaks as spaces: runs between them at once. */
+/*
+ * Writes a line, its line breaks as spaces: runs between them at once.
+ * A diff's line has two counts, the base's and the input's, as
+ * difffolded.pl writes them and flamegraph.pl and inferno read them.
+ */
 static void
-write_line(FILE *fp, const char *stack, size_t len, uint64_t weight)
+write_line(FILE *fp, const char *stack, size_t len, const uint64_t *base,
+    uint64_t weight)
 {
 	size_t i, from = 0;
 
@@ -58,6 +66,8 @@ write_line(FILE *fp, const char *stack, size_t len, uint64_t weight)
 		from = i + 1;
 	}
 	fwrite(stack + from, 1, len - from, fp);
+	if (base != NULL)
+		fprintf(fp, " %" PRIu64, *base);
 	fprintf(fp, " %" PRIu64 "\n", weight);
 }
 
@@ -71,9 +81,11 @@ write_all(struct render *rd)
 	if (ids == NULL)
 		return -1;
 	for (i = 0; i < stackrows_count(rd->rows); i++) {
+		uint64_t base = stackrows_base(rd->rows, ids[i]);
+
 		stack = stackrows_stack(rd->rows, ids[i], &len);
-		write_line(rd->fp, stack, len,
-		    stackrows_weight(rd->rows, ids[i]));
+		write_line(rd->fp, stack, len, stackrows_is_diff(rd->rows) ?
+		    &base : NULL, stackrows_weight(rd->rows, ids[i]));
 	}
 	free(ids);
 	return ferror(rd->fp) ? -1 : 0;

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "base/buf.h"
 #include "stream/loss.h"
 #include "markup.h"
 #include "render.h"
@@ -28,4 +29,45 @@ render_loss_note(FILE *fp, const struct render_options *opt, int markup,
 		fwrite(text, 1, len, fp);
 	fputs(after, fp);
 	return 1;
+}
+
+int
+render_note_keep(struct buf *notes, const struct stream_record *rec)
+{
+	static const char lead[] = "note: ";
+	const char *what, *p, *end;
+	size_t n = 0, len;
+
+	if (rec->type != REC_DIAG || rec->u.diag.count != 0 ||
+	    (what = rec->u.diag.what) == NULL ||
+	    strncmp(what, lead, sizeof(lead) - 1) != 0)
+		return 0;
+	what += sizeof(lead) - 1;
+	if ((len = strlen(what)) > RENDER_NOTE_LEN)
+		len = RENDER_NOTE_LEN;
+	p = (const char *)notes->data;
+	end = p + notes->len;
+	for (; p != NULL && p < end; p += strlen(p) + 1, n++)
+		if ((strlen(p) == len && memcmp(p, what, len) == 0) ||
+		    n == RENDER_NOTES_MAX)
+			return 0;
+	buf_put(notes, what, len);
+	buf_put(notes, "", 1);
+	return notes->oom ? -1 : 0;
+}
+
+void
+render_notes_write(FILE *fp, const struct buf *notes, int markup,
+    const char *before, const char *after)
+{
+	const char *p = (const char *)notes->data, *end = p + notes->len;
+
+	for (; p != NULL && p < end; p += strlen(p) + 1) {
+		fputs(before, fp);
+		if (markup)
+			markup_text(fp, p, strlen(p));
+		else
+			fputs(p, fp);
+		fputs(after, fp);
+	}
 }

@@ -49,6 +49,7 @@ struct node {
 	uint32_t depth;
 	uint32_t kids, nkids;		/* its children in kids[] */
 	uint64_t value;
+	uint64_t base;			/* a diff's base side, through it */
 	double x;			/* from the left, in weight units */
 	int shown;
 };
@@ -62,6 +63,7 @@ struct render {
 	struct buf nodes;		/* struct node, by id; 0 the root */
 	uint32_t *kids;
 	uint64_t total;
+	double max_change;		/* a diff's largest |new - base| */
 	struct linechart *lines;	/* time series, if no stacks */
 };
 
@@ -133,21 +135,48 @@ child(struct render *rd, uint32_t parent, const char *s, size_t len)
 }
 
 static int
-add_stack(struct render *rd, const char *s, size_t len, uint64_t weight)
+add_stack(struct render *rd, const char *s, size_t len, uint64_t weight,
+    uint64_t base)
 {
 	const char *end = s + len, *semi;
 	uint32_t at = ROOT;
 
 	node(rd, ROOT)->value += weight;
+	node(rd, ROOT)->base += base;
 	while (s < end) {
 		if ((semi = memchr(s, ';', (size_t)(end - s))) == NULL)
 			semi = end;
 		if ((at = child(rd, at, s, (size_t)(semi - s))) == 0)
 			return -1;
 		node(rd, at)->value += weight;
+		node(rd, at)->base += base;
 		s = semi + 1;
 	}
 	return 0;
+}
+
+/*
+ * A diff's stack that the input lacks: its base counts in the frames of
+ * the input's shape that it passes through, so that they show shrinking;
+ * the frames only it has are not drawn (they have no width).
+ */
+static void
+add_base_only(struct render *rd, const char *s, size_t len, uint64_t base)
+{
+	const char *end = s + len, *semi;
+	uint32_t at = ROOT, key[2];
+
+	node(rd, ROOT)->base += base;
+	while (s < end) {
+		if ((semi = memchr(s, ';', (size_t)(end - s))) == NULL)
+			semi = end;
+		key[0] = at;
+		if ((key[1] = intern_find(&rd->names, s, (size_t)(semi - s))) ==
+		    0 || (at = intern_find(&rd->edges, key, sizeof(key))) == 0)
+			return;
+		node(rd, at)->base += base;
+		s = semi + 1;
+	}
 }
 
 static int
@@ -155,7 +184,7 @@ build(struct render *rd)
 {
 	struct node root;
 	const char *s;
-	uint64_t w;
+	uint64_t w, b;
 	uint32_t id;
 	size_t len;
 
@@ -167,9 +196,15 @@ build(struct render *rd)
 		if ((w = stackrows_weight(rd->rows, id)) == 0)
 			continue;
 		s = stackrows_stack(rd->rows, id, &len);
-		if (add_stack(rd, s, len, w) != 0)
+		if (add_stack(rd, s, len, w, stackrows_base(rd->rows, id)) != 0)
 			return -1;
 	}
+	for (id = 1; id <= stackrows_count(rd->rows); id++)
+		if (stackrows_weight(rd->rows, id) == 0 &&
+		    (b = stackrows_base(rd->rows, id)) > 0) {
+			s = stackrows_stack(rd->rows, id, &len);
+			add_base_only(rd, s, len, b);
+		}
 	rd->total = node(rd, ROOT)->value;
 	return 0;
 }
@@ -441,6 +476,11 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" "
 	    "text-anchor=\"middle\">", WIDTH / 2);
 	put_total(fp, rd->total, unit);
+	if (stackrows_is_diff(rd->rows)) {
+		fputs(" against ", fp);
+		put_total(fp, stackrows_base_total(rd->rows), unit);
+		fputs(" in the base: red grew, blue shrank", fp);
+	}
 	fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames too "
 	    "narrow to draw left out; click a frame to zoom</text>\n"
 	    "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"
@@ -469,6 +509,52 @@ inlined_color(const char *name, size_t len, char out[24])
 	    160 + ((h >> 8) & 0xff) * 60 / 255, 220);
 }
 
+/*
+ * A diff's frame by its change, as flamegraph.pl draws difffolded.pl's
+ * output: red grew, blue shrank, white did not change; the larger the
+ * change against the largest one drawn, the deeper the colour.
+ */
+static void
+change_color(const struct render *rd, const struct node *f, char out[24])
+{
+	double change = (double)f->value - (double)f->base;
+	double t = rd->max_change > 0 ? change / rd->max_change : 0;
+	/* Any change is tinted: white is for none. */
+	unsigned pale = (unsigned)(230 - 190 * (t < 0 ? -t : t) + 0.5);
+
+	if (change > 0)
+		snprintf(out, 24, "rgb(255,%u,%u)", pale, pale);
+	else if (change < 0)
+		snprintf(out, 24, "rgb(%u,%u,255)", pale, pale);
+	else
+		snprintf(out, 24, "rgb(255,255,255)");
+}
+
+/* The tooltip's counts: "N unit, P%", or a diff's base, new and change. */
+static void
+put_counts(const struct render *rd, const struct node *f)
+{
+	const char *unit = stackrows_unit(rd->rows);
+	double change = (double)f->value - (double)f->base;
+
+	fprintf(rd->fp, " (");
+	if (stackrows_is_diff(rd->rows)) {
+		fprintf(rd->fp, "base %" PRIu64 ", new %" PRIu64 " ", f->base,
+		    f->value);
+		markup_text(rd->fp, unit, strlen(unit));
+		fprintf(rd->fp, ", change %+.0f", change);
+		if (f->base > 0)
+			fprintf(rd->fp, " (%+.2f%%)", 100 * change /
+			    (double)f->base);
+		fputs(")", rd->fp);
+		return;
+	}
+	fprintf(rd->fp, "%" PRIu64 " ", f->value);
+	markup_text(rd->fp, unit, strlen(unit));
+	fprintf(rd->fp, ", %.2f%%)", 100.0 * (double)f->value /
+	    (double)rd->total);
+}
+
 static void
 write_frame(struct render *rd, uint32_t id, unsigned height)
 {
@@ -483,7 +569,9 @@ write_frame(struct render *rd, uint32_t id, unsigned height)
 
 	if (id != ROOT)
 		name = intern_key(&rd->names, f->name, &len);
-	if (id == ROOT || frames_is_pseudo(name, len))
+	if (stackrows_is_diff(rd->rows))
+		change_color(rd, f, fill);
+	else if (id == ROOT || frames_is_pseudo(name, len))
 		snprintf(fill, sizeof(fill), "rgb(190,190,190)");
 	else if (frames_is_inlined(name, len))
 		inlined_color(name, len, fill);
@@ -491,13 +579,10 @@ write_frame(struct render *rd, uint32_t id, unsigned height)
 		markup_color(name, len, fill);
 	fputs("<g class=\"f\"><title>", rd->fp);
 	markup_text(rd->fp, name, len);
-	fprintf(rd->fp, " (%" PRIu64 " ", f->value);
-	markup_text(rd->fp, stackrows_unit(rd->rows),
-	    strlen(stackrows_unit(rd->rows)));
-	fprintf(rd->fp, ", %.2f%%)</title><rect x=\"%.2f\" y=\"%u\" "
+	put_counts(rd, f);
+	fprintf(rd->fp, "</title><rect x=\"%.2f\" y=\"%u\" "
 	    "width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
-	    "<text x=\"%.2f\" y=\"%u\">", 100.0 * (double)f->value /
-	    (double)rd->total, x, y, w, FRAME_H - 1, fill, x + 3,
+	    "<text x=\"%.2f\" y=\"%u\">", x, y, w, FRAME_H - 1, fill, x + 3,
 	    y + FRAME_H - 4);
 	fit = (long)((w - 6) / CHAR_W);
 	if (fit >= 3)
@@ -516,6 +601,13 @@ draw(struct render *rd)
 	/* Empty tables give a picture without frames. */
 	if (rd->total > 0)
 		deepest = choose(rd, &left_out);
+	for (id = 1; id < nnodes(rd); id++) {
+		const struct node *f = node(rd, id);
+		double change = (double)f->value - (double)f->base;
+
+		if (f->shown && (change < 0 ? -change : change) > rd->max_change)
+			rd->max_change = change < 0 ? -change : change;
+	}
 	height = TOP + (deepest + 1) * FRAME_H + BOTTOM;
 	write_head(rd, height, left_out);
 	for (id = 0; id < nnodes(rd); id++)

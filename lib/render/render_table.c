@@ -71,6 +71,7 @@ struct render {
 	struct buf left;	/* names of tables not written, ", "-joined */
 	size_t nleft;
 	int problem;		/* something was said on stderr */
+	struct buf notes;	/* text: the notes of count 0, for the end */
 	/* CSV events, spooled until their field names are known. */
 	FILE *spool;
 	struct intern names;	/* field names, ids from 1 */
@@ -573,6 +574,8 @@ table_record(struct render *rp, const struct stream_reader *r,
 {
 	int took = rp->sum != NULL ? summarize_record(rp->sum, rec) : 0;
 
+	if (rp->text && render_note_keep(&rp->notes, rec) != 0)
+		return -1;
 	if (took != 0)	/* ends an open table as a table of ours begins */
 		return took < 0 ? -1 :
 		    rec->type == REC_TABLE ? end_table(rp) : 0;
@@ -647,8 +650,11 @@ table_close(struct render *rp)
 	if (rc == 0 && rp->problem)
 		rc = 2;
 	/* A footer under the text; csv and jsonl have etlreport's warning. */
-	if (rp->text && rp->fp != NULL)
+	if (rp->text && rp->fp != NULL) {
 		render_loss_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
+		render_notes_write(rp->fp, &rp->notes, 0, "\nnote: ", "\n");
+	}
+	buf_release(&rp->notes);
 	buf_release(&rp->fields);
 	buf_release(&rp->paths);
 	buf_release(&rp->left);

@@ -17,12 +17,15 @@
 struct stack_table {
 	stream_id id;
 	size_t stack, weight;
+	size_t base;		/* a diff table's X_base, else ncols */
 };
 
 struct stackrows {
 	struct intern stacks;
 	struct buf weights;		/* uint64_t, by id - 1 */
-	uint64_t total, left_out;
+	struct buf bases;		/* the same, of a diff's base side */
+	uint64_t total, base_total, left_out;
+	int diff;			/* a --diff table came */
 	uint32_t ntables;		/* stack tables seen in all */
 	struct buf tables;		/* this section's struct stack_table */
 	char unit[UNIT_MAX];
@@ -42,6 +45,7 @@ stackrows_free(struct stackrows *s)
 		return;
 	intern_release(&s->stacks);
 	buf_release(&s->weights);
+	buf_release(&s->bases);
 	buf_release(&s->tables);
 	query_stacks_free(s->qs);
 	free(s);
@@ -53,10 +57,54 @@ is_integer(enum value_type type)
 	return type == VAL_U64 || type == VAL_I64;
 }
 
+/*
+ * The column of `name` with `suffix`, or ncols.  A table of etlagg
+ * --diff has X_base, X, X_delta and X_delta_pct for each counted X.
+ */
+static size_t
+column(const struct stream_table *t, const char *name, size_t len,
+    const char *suffix)
+{
+	size_t c, n = strlen(suffix);
+
+	for (c = 0; c < t->ncols; c++)
+		if (strlen(t->cols[c].name) == len + n &&
+		    strncmp(t->cols[c].name, name, len) == 0 &&
+		    strcmp(t->cols[c].name + len, suffix) == 0)
+			return c;
+	return t->ncols;
+}
+
+/*
+ * The weight of a diff table: the last integer X that has an X_base,
+ * in st->weight and st->base.  @return : whether the table is one.
+ */
+static int
+diff_weight(const struct stream_table *t, struct stack_table *st)
+{
+	size_t c, b;
+	int found = 0;
+
+	for (c = 0; c < t->ncols; c++) {
+		const char *name = t->cols[c].name;
+
+		if (!is_integer(t->cols[c].type))
+			continue;
+		b = column(t, name, strlen(name), "_base");
+		if (b < t->ncols && column(t, name, strlen(name),
+		    "_delta_pct") < t->ncols) {
+			st->weight = c;
+			st->base = b;
+			found = 1;
+		}
+	}
+	return found;
+}
+
 static int
 add_table(struct stackrows *s, const struct stream_table *t)
 {
-	struct stack_table st = { t->id, t->ncols, t->ncols };
+	struct stack_table st = { t->id, t->ncols, t->ncols, t->ncols };
 	const struct stream_column *w;
 	size_t c;
 
@@ -67,6 +115,8 @@ add_table(struct stackrows *s, const struct stream_table *t)
 		if (is_integer(t->cols[c].type))
 			st.weight = c;
 	}
+	if (diff_weight(t, &st))
+		s->diff = 1;
 	if (st.stack == t->ncols || st.weight == t->ncols)
 		return 0;
 	w = &t->cols[st.weight];
@@ -91,34 +141,56 @@ table_of(const struct stackrows *s, stream_id id)
 	return NULL;
 }
 
+/* A cell's count: 0 for an empty cell (a diff row of one side only). */
+static int
+count_of(const struct value *v, uint64_t *n)
+{
+	if (v->type == VAL_NULL) {
+		*n = 0;
+		return 1;
+	}
+	if (!is_integer(v->type) || (v->type == VAL_I64 && v->v.i < 0))
+		return 0;
+	*n = v->v.u;
+	return 1;
+}
+
+/* Adds n to the uint64_t of `id` in b.  @return : 0, or -1 (memory). */
+static int
+add_to(struct buf *b, uint32_t id, uint64_t n)
+{
+	while (b->len < id * sizeof(uint64_t))
+		buf_put(b, &(uint64_t){ 0 }, sizeof(uint64_t));
+	if (b->oom)
+		return -1;
+	((uint64_t *)b->data)[id - 1] += n;
+	return 0;
+}
+
 static int
 add_row(struct stackrows *s, const struct stack_table *t,
     const struct stream_row *row)
 {
-	const struct value *stack, *weight;
-	uint64_t *w;
+	const struct value *stack;
+	uint64_t weight, base = 0;
 	uint32_t id;
 
 	if (t->stack >= row->ncells || t->weight >= row->ncells)
 		return 0;
 	stack = &row->cells[t->stack];
-	weight = &row->cells[t->weight];
 	if (stack->type != VAL_STR || stack->v.s.len == 0 ||
-	    !is_integer(weight->type) ||
-	    (weight->type == VAL_I64 && weight->v.i < 0)) {
+	    (row->cells[t->weight].type == VAL_NULL && t->base >= row->ncells) ||
+	    !count_of(&row->cells[t->weight], &weight) ||
+	    (t->base < row->ncells && !count_of(&row->cells[t->base], &base))) {
 		s->left_out++;
 		return 0;
 	}
 	if ((id = intern_add(&s->stacks, stack->v.s.ptr, stack->v.s.len,
-	    NULL)) == 0)
+	    NULL)) == 0 || add_to(&s->weights, id, weight) != 0 ||
+	    add_to(&s->bases, id, base) != 0)
 		return -1;
-	if (s->weights.len < id * sizeof(*w))
-		buf_put(&s->weights, &(uint64_t){ 0 }, sizeof(*w));
-	if (s->weights.oom)
-		return -1;
-	w = (uint64_t *)s->weights.data + id - 1;
-	*w += weight->v.u;
-	s->total += weight->v.u;
+	s->total += weight;
+	s->base_total += base;
 	return 0;
 }
 
@@ -203,6 +275,25 @@ uint64_t
 stackrows_weight(const struct stackrows *s, uint32_t id)
 {
 	return ((const uint64_t *)s->weights.data)[id - 1];
+}
+
+uint64_t
+stackrows_base(const struct stackrows *s, uint32_t id)
+{
+	return s->bases.len >= id * sizeof(uint64_t) ?
+	    ((const uint64_t *)s->bases.data)[id - 1] : 0;
+}
+
+uint64_t
+stackrows_base_total(const struct stackrows *s)
+{
+	return s->base_total;
+}
+
+int
+stackrows_is_diff(const struct stackrows *s)
+{
+	return s->diff;
 }
 
 uint64_t

@@ -1,7 +1,8 @@
 /*
  * stackrows.h - the stacks that the folded and svg formats draw: the rows
  * of every table that has a column named "stack" (text: frames root
- * first, joined by ';') and a weight, its last integer column.  Equal
+ * first, joined by ';') and a weight, its last integer column (in a
+ * table of etlagg --diff, the last integer X beside an X_base).  Equal
  * stacks add up, whichever tables they come from.  A row with an empty
  * stack or a negative weight is counted, not drawn.  An input with no
  * such table that is a rustc profile (etlcat's output of one) gives the
@@ -41,6 +42,15 @@ const char *stackrows_stack(const struct stackrows *s, uint32_t id,
     size_t *len);
 uint64_t stackrows_weight(const struct stackrows *s, uint32_t id);
 uint64_t stackrows_total(const struct stackrows *s);
+
+/*
+ * Whether the stacks came from a table of etlagg --diff (view_diff.h):
+ * then the weight is the input's X, and each stack has the base's X_base
+ * too (0 where a side had no row).
+ */
+int stackrows_is_diff(const struct stackrows *s);
+uint64_t stackrows_base(const struct stackrows *s, uint32_t id);
+uint64_t stackrows_base_total(const struct stackrows *s);
 
 /* What the weight counts: the unit of its column, else its name. */
 const char *stackrows_unit(const struct stackrows *s);

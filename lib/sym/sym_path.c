@@ -40,18 +40,6 @@ struct sym_path {
 	const char *prog;
 };
 
-static char *
-dupn(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d != NULL) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
 static int
 is_url(const char *s)
 {
@@ -83,7 +71,7 @@ parse_element(struct sym_path *sp, const char *s, size_t n,
 	memset(e, 0, sizeof(*e));
 	if (n > 6 && ieq_prefix(s, "cache*")) {
 		e->kind = ELEM_CACHE;
-		if ((e->stores[0] = dupn(s + 6, n - 6)) == NULL)
+		if ((e->stores[0] = platform_strndup(s + 6, n - 6)) == NULL)
 			return -1;
 		e->nstores = 1;
 		*cache = e->stores[0];
@@ -102,7 +90,7 @@ parse_element(struct sym_path *sp, const char *s, size_t n,
 			star = memchr(p, '*', (size_t)(s + n - p));
 			if (star == NULL)
 				star = s + n;
-			if ((part = dupn(p, (size_t)(star - p))) == NULL)
+			if ((part = platform_strndup(p, (size_t)(star - p))) == NULL)
 				return -1;
 			if (is_url(part)) {
 				free(e->url);
@@ -118,7 +106,7 @@ parse_element(struct sym_path *sp, const char *s, size_t n,
 		return 0;
 	}
 	e->kind = ELEM_DIR;
-	if ((e->stores[0] = dupn(s, n)) == NULL)
+	if ((e->stores[0] = platform_strndup(s, n)) == NULL)
 		return -1;
 	e->nstores = 1;
 	e->cache = *cache;
@@ -177,8 +165,8 @@ sym_path_map(struct sym_path *sp, const char *arg)
 
 	if (eq == NULL || eq == arg || eq[1] == '\0' || sp->nmaps == MAX_MAPS)
 		return -1;
-	sp->map_from[sp->nmaps] = dupn(arg, (size_t)(eq - arg));
-	sp->map_to[sp->nmaps] = dupn(eq + 1, strlen(eq + 1));
+	sp->map_from[sp->nmaps] = platform_strndup(arg, (size_t)(eq - arg));
+	sp->map_to[sp->nmaps] = platform_strndup(eq + 1, strlen(eq + 1));
 	if (sp->map_from[sp->nmaps] == NULL || sp->map_to[sp->nmaps] == NULL)
 		return -1;
 	sp->nmaps++;

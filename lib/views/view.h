@@ -16,6 +16,7 @@
 #include "stream/stream.h"
 
 struct view;
+struct view_merge_spec;
 
 struct view_ops {
 	const char *name;
@@ -40,6 +41,12 @@ struct view_ops {
 	const char *const *pair_options;
 	/* The names of the tables it writes and merges, NULL-terminated. */
 	const char *const *tables;
+	/*
+	 * For a view whose tables add up row by row (view_merge.h): how;
+	 * etlagg then takes --merge for it, and merges with view_merge.c
+	 * in place of the view.  NULL for the others.
+	 */
+	const struct view_merge_spec *merge;
 	/*
 	 * Creates the view from its arguments: argv[0] is the view's name,
 	 * options follow (parse them with getopt_long after optind = 0) and
@@ -96,5 +103,6 @@ extern const struct view_ops view_waits_ops;
 extern const struct view_ops view_switches_ops;
 extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
+extern const struct view_ops view_crates_ops;
 
 #endif

@@ -25,6 +25,7 @@
 #include "model/memstacks.h"
 #include "model/proctab.h"
 #include "view.h"
+#include "view_merge.h"
 
 enum by { BY_PROCESS = -1 };	/* else enum memstacks_by */
 
@@ -610,14 +611,30 @@ heap_destroy_view(struct view *v)
 	free(v);
 }
 
+static const char *const merge_keys[] = { "pid", "start", NULL };
+static const char *const merge_maxes[] = { "peak_outstanding_bytes", NULL };
+static const char *const by_process[] = { "-allocated_bytes", "+pid", NULL };
+static const char *const by_stack[] = {
+	"-outstanding_bytes", "-allocated_bytes", "+$key", NULL
+};
+static const struct view_merge_order merge_orders[] = {
+	{ "image", by_process }, { NULL, by_stack }
+};
+/* --merge: tables of traces computed apart, as one stream's. */
+static const struct view_merge_spec merge_spec = {
+	tables, merge_keys, merge_maxes, merge_orders, NULL
+};
+
 const struct view_ops view_heap_ops = {
 	.name = "heap",
-	.usage = "[--addresses] [--by process|stack|function|module]",
+	.usage = "[--addresses] [--by process|stack|function|module] "
+	    "[--merge]",
 	.summary = "heap allocations (Heap Trace Provider) outstanding and "
 	    "freed by process, allocating stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
 	.options = longopts,
 	.tables = tables,
+	.merge = &merge_spec,
 	.create = heap_create,
 	.record = heap_record,
 	.finish = heap_finish,

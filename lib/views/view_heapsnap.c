@@ -26,6 +26,7 @@
 #include "model/memstacks.h"
 #include "model/proctab.h"
 #include "view.h"
+#include "view_merge.h"
 
 enum by { BY_PROCESS = -1 };
 
@@ -450,16 +451,29 @@ heapsnap_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const merge_keys[] = {
+	"pid", "start", "time", "instance", NULL
+};
+static const char *const by_stack[] = { "-$last", "+$key", NULL };
+static const struct view_merge_order merge_orders[] = {
+	{ "snapshot", NULL }, { NULL, by_stack }
+};
+/* --merge: tables of traces computed apart, as one stream's. */
+static const struct view_merge_spec merge_spec = {
+	tables, merge_keys, NULL, merge_orders, "snapshot"
+};
+
 const struct view_ops view_heapsnap_ops = {
 	.name = "heapsnap",
 	.usage = "[--addresses] [--by process|stack|function|module] "
-	    "[--snapshot N | --diff A B]",
+	    "[--snapshot N | --diff A B] [--merge]",
 	.summary = "WPR heap snapshots: the snapshots, or the live blocks "
 	    "of one by allocation stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
 	.options = longopts,
 	.pair_options = pair_options,
 	.tables = tables,
+	.merge = &merge_spec,
 	.create = heapsnap_create,
 	.record = heapsnap_record,
 	.finish = heapsnap_finish,

@@ -22,6 +22,7 @@ static const struct view_ops *const views[] = {
 	&view_switches_ops,
 	&view_threadtime_ops,
 	&view_images_ops,
+	&view_crates_ops,
 };
 
 const struct view_ops *

@@ -36,11 +36,13 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/intern.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
 #include "model/proctab.h"
 #include "model/vmem_map.h"
 #include "view.h"
+#include "view_merge.h"
 
 #define MEM_COMMIT	0x1000
 #define MEM_DECOMMIT	0x4000
@@ -791,6 +793,84 @@ write_stacks(struct view *v, struct stream_writer *w)
 	return rc;
 }
 
+/* A process's short name: the crate of a rustc, else the image. */
+static const char *
+tl_name(const struct view *v, const struct proc *p, size_t *len)
+{
+	const char *cmd, *name;
+	size_t clen;
+
+	cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) : "";
+	if (p->cmdline == 0 || (name = proctab_crate(cmd, clen, len)) ==
+	    NULL)
+		name = proctab_str(v->pt, p->image, len);
+	return name;
+}
+
+/*
+ * The name of each process in the timeline, into `labels` (ids by
+ * process index in `id`): "crate (pid)" for a rustc that compiles a
+ * crate, else "image (pid)"; when another process of the table has the
+ * same name (a reused pid), its start is added, "image (pid @0.396s)",
+ * so that each instance is a series of its own.
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+tl_labels(const struct view *v, struct intern *labels, uint32_t *id)
+{
+	struct intern names = { 0 };
+	uint32_t *count = calloc(v->procs_cap + 1, sizeof(*count)), *nid;
+	char key[300];
+	size_t i, len;
+	int n, rc = 0;
+
+	nid = calloc(v->procs_cap + 1, sizeof(*nid));
+	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
+		const struct proc *p;
+		const char *name;
+
+		if (!v->procs[i].used)
+			continue;
+		p = proctab_get(v->pt, (uint32_t)i);
+		name = tl_name(v, p, &len);
+		n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len, name,
+		    p->pid);
+		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
+		    strlen(key);
+		if ((nid[i] = intern_add(&names, key, len, NULL)) == 0)
+			break;
+		count[nid[i] - 1]++;
+	}
+	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
+		const struct proc *p;
+		const char *name;
+
+		if (!v->procs[i].used)
+			continue;
+		p = proctab_get(v->pt, (uint32_t)i);
+		name = tl_name(v, p, &len);
+		if (nid[i] == 0 || count[nid[i] - 1] < 2)
+			n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len,
+			    name, p->pid);
+		else if (p->start_ns != PROCTAB_NO_TIME)
+			n = snprintf(key, sizeof(key), "%.*s (%u @%.3fs)",
+			    (int)len, name, p->pid, (double)p->start_ns / 1e9);
+		else
+			n = snprintf(key, sizeof(key), "%.*s (%u, before the "
+			    "trace)", (int)len, name, p->pid);
+		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
+		    strlen(key);
+		if ((id[i] = intern_add(labels, key, len, NULL)) == 0)
+			break;
+	}
+	if (count == NULL || nid == NULL || i < v->procs_cap)
+		rc = -1;
+	intern_release(&names);
+	free(count);
+	free(nid);
+	return rc;
+}
+
 static int
 write_timeline(struct view *v, struct stream_writer *w)
 {
@@ -801,27 +881,32 @@ write_timeline(struct view *v, struct stream_writer *w)
 	};
 	struct value cells[5];
 	struct stream_row row = { 1, 5, cells };
-	char label[300];
+	struct intern labels = { 0 };
+	uint32_t *id = calloc(v->procs_cap + 1, sizeof(*id));
+	const char *label;
 	size_t i, len;
 	int rc;
 
-	if ((rc = view_write_table(w, 1, "vmem_timeline", cols, 5)) != 0)
-		return rc;
+	if (id == NULL || tl_labels(v, &labels, id) != 0) {
+		free(id);
+		intern_release(&labels);
+		return -1;
+	}
+	rc = view_write_table(w, 1, "vmem_timeline", cols, 5);
 	for (i = 0; i < v->nrows && rc == 0; i++) {
 		const struct proc *p = proctab_get(v->pt, v->rows[i].proc);
-		const char *image = proctab_str(v->pt, p->image, &len);
-		int n = snprintf(label, sizeof(label), "%.*s (%u)", (int)len,
-		    image, p->pid);
 
+		label = intern_key(&labels, id[v->rows[i].proc], &len);
 		cells[0] = (struct value){ .type = VAL_NS, .v.i =
 		    v->rows[i].ns };
-		cells[1] = strv(label, n > 0 && (size_t)n < sizeof(label) ?
-		    (size_t)n : strlen(label));
+		cells[1] = strv(label, len);
 		cells[2] = u64v(p->pid);
 		cells[3] = start_value(p);
 		cells[4] = u64v((int64_t)v->rows[i].bytes);
 		rc = stream_write_row(w, &row);
 	}
+	free(id);
+	intern_release(&labels);
 	return rc;
 }
 
@@ -874,16 +959,30 @@ vmem_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const merge_tables[] = { "vmem", "vmem_timeline", NULL };
+static const char *const merge_keys[] = { "pid", "start", "time", NULL };
+static const char *const merge_maxes[] = { "peak_outstanding_bytes", NULL };
+static const char *const by_process[] = { "-committed_bytes", "+pid", NULL };
+static const char *const by_stack[] = { "-$last", "+$key", NULL };
+static const struct view_merge_order merge_orders[] = {
+	{ "time", NULL }, { "image", by_process }, { NULL, by_stack }
+};
+/* --merge: tables of traces computed apart, as one stream's. */
+static const struct view_merge_spec merge_spec = {
+	merge_tables, merge_keys, merge_maxes, merge_orders, NULL
+};
+
 const struct view_ops view_vmem_ops = {
 	.name = "vmem",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--weight outstanding|committed] [--at T | --from T --to T] "
-	    "[--timeline [--step MS]]",
+	    "[--timeline [--step MS]] [--merge]",
 	.summary = "committed virtual memory (VirtualAlloc) by process, "
 	    "committing stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,
 	.options = longopts,
 	.tables = tables,
+	.merge = &merge_spec,
 	.create = vmem_create,
 	.record = vmem_record,
 	.finish = vmem_finish,

@@ -373,6 +373,20 @@ crate_of(const struct proc *p)
 	return &steps[p->step].crates[p->crate];
 }
 
+/*
+ * The compile time of a process's crate: --slow-crate makes one crate a
+ * regression, for the tests of etlagg --diff.
+ */
+static unsigned
+compile_ms(const struct sim *s, const struct proc *p)
+{
+	const struct crate *c = crate_of(p);
+
+	if (s->opt.slow_crate != NULL && strcmp(c->name, s->opt.slow_crate) == 0)
+		return c->compile_ms * s->opt.slow_factor;
+	return c->compile_ms;
+}
+
 /* A duration in ticks: `ms` milliseconds, give or take 30%. */
 static uint64_t
 vary_ms(struct sim *s, unsigned ms)
@@ -600,13 +614,13 @@ start_codegen(struct sim *s, int cpu, int thread)
 	const struct crate *c = crate_of(p);
 	int i, workers;
 
-	workers = 1 + (int)(c->compile_ms / 2000);
+	workers = 1 + (int)(c->compile_ms / 2000);	/* as without the regression */
 	if (workers > MAX_WORKERS)
 		workers = MAX_WORKERS;
 	if (workers > s->ncpus)
 		workers = s->ncpus;
 	t->body = CH_RUSTC_SPAWN_WORKER;
-	set_phase(s, p, PH_CODEGEN, vary_ms(s, c->compile_ms * 45 / 100));
+	set_phase(s, p, PH_CODEGEN, vary_ms(s, compile_ms(s, p) * 45 / 100));
 	for (i = 0; i < workers; i++)
 		procs_add_thread(s, cpu, thread, t->proc, TR_CODEGEN,
 		    "opt cgu.0");
@@ -741,7 +755,7 @@ rustc_main_first_run(struct sim *s, int cpu, int thread)
 
 	t->body = CH_RUSTC_MAIN_SPAWN;
 	set_phase(s, p, PH_FRONTEND,
-	    vary_ms(s, crate_of(p)->compile_ms * 55 / 100));
+	    vary_ms(s, compile_ms(s, p) * 55 / 100));
 	procs_add_thread(s, cpu, thread, t->proc, TR_COMPILER, "rustc");
 	t->body = CH_RUSTC_MAIN_INIT;
 }

@@ -110,7 +110,8 @@ enum long_only {
 	OPT_CPUS,
 	OPT_PDB,
 	OPT_COMPACT_CSWITCH,
-	OPT_CSWITCH_VERSION
+	OPT_CSWITCH_VERSION,
+	OPT_SLOW_CRATE
 };
 
 static const struct option long_options[] = {
@@ -125,6 +126,7 @@ static const struct option long_options[] = {
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "slow-crate", required_argument, NULL, OPT_SLOW_CRATE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -161,7 +163,8 @@ usage(FILE *fp)
 	    "                [--size bytes | --events n] [--seed n]\n"
 	    "                [--compact-cswitch] [--cswitch-version 2|5]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
-	    "                [--pdb image=file.pdb ...] -o file.etl\n");
+	    "                [--pdb image=file.pdb ...]\n"
+	    "                [--slow-crate name[=factor]] -o file.etl\n");
 }
 
 static _Noreturn void
@@ -233,6 +236,7 @@ pdb_option(char *arg, struct settings *set)
 static void
 parse_options(int argc, char **argv, struct settings *set)
 {
+	char *eq;
 	int c;
 
 	opterr = 0;
@@ -297,6 +301,17 @@ parse_options(int argc, char **argv, struct settings *set)
 			set->scenario.seed = number_option(
 			    "--seed %s: want a number", optarg, 0, 0,
 			    UINT64_MAX);
+			break;
+		case OPT_SLOW_CRATE:
+			/* NAME, three times as slow; NAME=N, N times. */
+			set->scenario.slow_crate = optarg;
+			set->scenario.slow_factor = 3;
+			if ((eq = strchr(optarg, '=')) != NULL) {
+				*eq = '\0';
+				set->scenario.slow_factor = (unsigned)
+				    number_option("--slow-crate: %s: want a "
+				    "factor from 1 to 100", eq + 1, 0, 1, 100);
+			}
 			break;
 		case OPT_SIZE:
 			set->scenario.size_limit = number_option(

@@ -28,6 +28,9 @@ struct scenario_options {
 	uint64_t	event_limit;	/* exact event count, or 0 */
 	uint64_t	size_limit;	/* stop at this file size, or 0 */
 	int		lossy;		/* memory: lose a snapshot chunk */
+	/* rustc-build: this crate compiles `slow_factor` times as long. */
+	const char	*slow_crate;
+	unsigned	slow_factor;
 };
 
 /* What etlw_open() needs to know before the scenario starts. */

@@ -1,0 +1,66 @@
+/*
+ * view_diff.h - etlagg's --diff BASE for the views that count: the tables
+ * a view made of BASE and of the input, joined row by row, as PerfView's
+ * stack diff and rustc's perf dashboard compare two runs.
+ *
+ * The join never uses an id that a run chooses on its own:
+ * - a row's key is its text columns (image, crate, stack, function,
+ *   module, provider, event ...) and, in the stats table, the event's
+ *   numbers; ids and times (pid, tid, start, end, command line ...) are
+ *   shown, never matched;
+ * - rows of processes (a pid column) with the same key are told apart by
+ *   their order of start: the n-th rustc of crate "syn" matches the n-th;
+ * - threads (a tid column) by their process's key and order, then their
+ *   own order of start within it;
+ * - a frame that no image covers ("0x" and an address) is "[unknown]" in
+ *   a stack: such addresses move between runs (ASLR); "module!0xRVA"
+ *   stays, as the offset within its module does not move.
+ * Rows of one table with the same key add up (stacks that differ only in
+ * unknown frames).
+ *
+ * Each counted column X (a number that is not part of the key, nor an id
+ * or a time) becomes X_base, X, X_delta and X_delta_pct (the change in
+ * per cent of X_base; empty when X_base is 0 or absent; none for a
+ * column that is itself a share in per cent).  A row of one
+ * side only has the other side's X empty (not 0), its delta taken as
+ * from 0, and no per cent. A row of both sides with X empty on one (a figure
+ * that run cannot give) has no delta.  Rows come by the largest absolute delta of
+ * the table's weight (its last integer column, the one that stackrows.h
+ * draws), then by key.
+ *
+ * Noise: in a table with a "samples" column, within_noise is 1 for a row
+ * whose change in its share of the samples, scaled to the new total,
+ *	d = b - a * B / A	(a, b the row's samples; A, B the totals),
+ * is at most twice its binomial standard error,
+ *	B * sqrt(pa (1 - pa) / A + pb (1 - pb) / B),  pa = a / A, pb = b / B.
+ */
+#ifndef VIEW_DIFF_H
+#define VIEW_DIFF_H
+
+#include <stdio.h>
+
+#include "stream/stream.h"
+
+struct view_diff;
+
+/* @return : NULL if out of memory. */
+struct view_diff *view_diff_new(void);
+void view_diff_free(struct view_diff *d);
+
+/*
+ * Reads the tables of one side (0 the base, 1 the input) from a stream
+ * in fp, as a view wrote them; the base's DIAG records (what it lost)
+ * are kept too, and written before the tables.  @return : 0, or -1 (out of memory, or a
+ * damaged stream: view_diff_error() says which).
+ */
+int view_diff_read(struct view_diff *d, int side, FILE *fp);
+const char *view_diff_error(const struct view_diff *d);
+
+/*
+ * Writes the joined tables, in the order of the input's, with table ids
+ * from `first_id` on.  @return : 0, or -1 on a write error.
+ */
+int view_diff_write(struct view_diff *d, struct stream_writer *w,
+    stream_id first_id);
+
+#endif

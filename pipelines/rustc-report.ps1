@@ -1,0 +1,118 @@
+<#
+.SYNOPSIS
+rustc-report.ps1 - the whole report of a build's trace as one page that
+stands alone: the tabs of WPA's rustc profile (Summary, Crates, Build
+processes, Process tree, CPU, Memory, Waits, and Queries with
+-ProfDir), drawn by etlreport -f html from the tables of one etlagg
+pass.  The twin of rustc-report.sh.
+
+.DESCRIPTION
+Writes NAME.report.html for trace NAME.etl, into the current directory,
+or -Out (a file, or a directory to write NAME.report.html into).
+-All takes every process of the trace, not only those of the build;
+-ProfDir names a directory of rustc self-profiles (*.mm_profdata) for
+the Queries tab; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
+frames with etlsym.  The crates, threads and waits tables are made from
+every process's events, the others from the build's (etlfilter --rustc)
+unless -All is given.  The tools are taken from PATH, or from the bin
+folder beside this script.  Needs PowerShell 7.4 or later; the tools
+read and write files, so no bytes go through PowerShell's pipes.
+
+.EXAMPLE
+./rustc-report.ps1 build.etl -ProfDir prof -Out report.html
+#>
+param(
+	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
+	[Alias('OutDir')] [string] $Out = '',
+	[string] $ProfDir = '',
+	[string] $SymbolPath = $env:_NT_SYMBOL_PATH,
+	[switch] $All
+)
+
+$me = 'rustc-report.ps1'
+$env:PATH = $env:PATH + [IO.Path]::PathSeparator +
+    (Join-Path (Split-Path -Parent $PSScriptRoot) 'bin')
+
+function Fail([string] $Message) {
+	[Console]::Error.WriteLine("${me}: $Message")
+	exit 1
+}
+
+# Runs a tool and stops the script if it fails.
+function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
+	& $Tool @Arguments
+	if ($LASTEXITCODE -ne 0) {
+		Fail "$Tool failed (exit status $LASTEXITCODE)"
+	}
+}
+
+if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
+	Fail "${Trace}: no such file"
+}
+if ($ProfDir -and -not (Test-Path -LiteralPath $ProfDir -PathType Container)) {
+	Fail "${ProfDir}: no such directory"
+}
+$name = [IO.Path]::GetFileNameWithoutExtension($Trace)
+if (-not $Out) {
+	$page = "$name.report.html"
+} elseif (Test-Path -LiteralPath $Out -PathType Container) {
+	$page = Join-Path $Out "$name.report.html"
+} else {
+	$page = $Out
+}
+$whole = @('sysconfig', '+', 'crates', '+', 'threads', '+', 'waits',
+    '--by', 'stack')
+$build = @('processes', '+', 'tree', '+', 'cpu', '--by', 'stack', '+',
+    'cpu', '--by', 'function', '+', 'vmem', '--by', 'stack', '+', 'vmem',
+    '--timeline')
+$tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
+New-Item -ItemType Directory -Path $tmp | Out-Null
+try {
+	# The source: the trace, or its stream with named frames.
+	$src = $Trace
+	if ($SymbolPath) {
+		$decoded = Join-Path $tmp 'trace.zst'
+		$src = Join-Path $tmp 'named.zst'
+		Invoke-Tool etlcat @('-q', '-o', $decoded, $Trace)
+		Invoke-Tool etlsym @('-y', $SymbolPath, '-o', $src, $decoded)
+	}
+	$views = Join-Path $tmp 'views.zst'
+	$parts = @()
+	if ($All) {
+		Invoke-Tool etlagg (@('-q', '-o', $views) + $whole + @('+') +
+		    $build + @($src))
+		$parts += $views
+	} else {
+		# Windows has no FIFO for sh's single pass: the stream is
+		# written once and read twice.
+		if ($src -eq $Trace) {
+			$src = Join-Path $tmp 'trace.zst'
+			Invoke-Tool etlcat @('-q', '-o', $src, $Trace)
+		}
+		$wholeTables = Join-Path $tmp 'whole.zst'
+		$buildStream = Join-Path $tmp 'build-events.zst'
+		$buildTables = Join-Path $tmp 'build.zst'
+		Invoke-Tool etlagg (@('-q', '-o', $wholeTables) + $whole + @($src))
+		Invoke-Tool etlfilter @('-q', '--rustc', '-o', $buildStream, $src)
+		Invoke-Tool etlagg (@('-q', '-o', $buildTables) + $build +
+		    @($buildStream))
+		$parts += $wholeTables
+		$parts += $buildTables
+	}
+	if ($ProfDir) {
+		$profiles = @(Get-ChildItem -LiteralPath $ProfDir -Filter '*.mm_profdata' |
+		    Sort-Object Name | ForEach-Object { $_.FullName })
+		if ($profiles.Count -eq 0) {
+			Fail "${ProfDir}: no .mm_profdata file"
+		}
+		$queries = Join-Path $tmp 'queries.zst'
+		Invoke-Tool etlagg (@('-q', '-o', $queries, 'queries', '+',
+		    'querystacks') + $profiles)
+		$parts += $queries
+	}
+	Invoke-Tool etlreport (@('-q', '-f', 'html', '--title',
+	    "${name}: rustc build report", '-o', $page) + $parts)
+	$page
+} finally {
+	Remove-Item -Recurse -Force -LiteralPath $tmp
+}

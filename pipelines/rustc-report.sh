@@ -1,0 +1,104 @@
+#!/bin/sh
+# rustc-report.sh - the whole report of a build's trace as one page that
+# stands alone: the tabs of WPA's rustc profile (Summary, Crates, Build
+# processes, Process tree, CPU, Memory, Waits, and Queries with -p),
+# drawn by etlreport -f html from the tables of one etlagg pass.
+#
+# Usage: rustc-report.sh [-a] [-p dir] [-o file] [-y path] trace.etl
+#   -a       every process of the trace, not only those of the build
+#   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab
+#   -o file  the page (default: NAME.report.html in the current
+#            directory; in `file` when it is a directory)
+#   -y path  the symbol path for etlsym (default: _NT_SYMBOL_PATH; frames
+#            are named when either is set)
+#
+# The trace is decoded once.  The crates, threads and waits tables are
+# made from every process's events (a thread's switch-out is logged
+# with the thread switched in, which filtering to the build would drop),
+# the others from the build's (etlfilter --rustc) unless -a is given.
+# The tools are taken from PATH, or from the bin/ beside this script.
+
+prog=rustc-report.sh
+
+usage() {
+	echo "usage: $prog [-a] [-p dir] [-o file] [-y path] trace.etl" >&2
+	exit 2
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$PATH:$here/../bin
+all=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-}
+while getopts ap:o:y: opt; do
+	case $opt in
+	a)	all=1 ;;
+	p)	profiles=$OPTARG ;;
+	o)	page=$OPTARG ;;
+	y)	sympath=$OPTARG ;;
+	*)	usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+trace=$1
+[ -f "$trace" ] || die "$trace: no such file"
+[ -z "$profiles" ] || [ -d "$profiles" ] ||
+    die "$profiles: no such directory"
+name=$(basename "$trace")
+name=${name%.[eE][tT][lL]}
+if [ -z "$page" ]; then
+	page=$name.report.html
+elif [ -d "$page" ]; then
+	page=${page%/}/$name.report.html
+fi
+
+tmp=$(mktemp -d) || die "cannot make a temporary directory"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# The views of every process, and those of the build.
+whole='sysconfig + crates + threads + waits --by stack'
+build='processes + tree + cpu --by stack + cpu --by function + vmem --by stack + vmem --timeline'
+
+# The source: the trace, or its stream with named frames.
+src=$trace
+if [ -n "$sympath" ]; then
+	etlcat -q "$trace" | etlsym -y "$sympath" -o "$tmp/named.zst" ||
+	    die "$trace: etlcat or etlsym failed"
+	src=$tmp/named.zst
+fi
+
+if [ $all = 1 ]; then
+	# shellcheck disable=SC2086
+	etlagg -q -o "$tmp/views.zst" $whole + $build "$src" ||
+	    die "$trace: etlagg failed"
+else
+	# One decode: the stream goes to both through a FIFO.
+	mkfifo "$tmp/fifo" || die "cannot make a FIFO"
+	# shellcheck disable=SC2086
+	etlagg -q -o "$tmp/whole.zst" $whole <"$tmp/fifo" &
+	pid=$!
+	# shellcheck disable=SC2086
+	if [ "$src" = "$trace" ]; then
+		etlcat -q "$trace"
+	else
+		cat "$src"
+	fi | tee "$tmp/fifo" | etlfilter -q --rustc |
+	    etlagg -q -o "$tmp/build.zst" $build ||
+	    { wait $pid; die "$trace: etlcat, etlfilter or etlagg failed"; }
+	wait $pid || die "$trace: etlagg failed"
+	cat "$tmp/whole.zst" "$tmp/build.zst" >"$tmp/views.zst"
+fi
+if [ -n "$profiles" ]; then
+	set -- "$profiles"/*.mm_profdata
+	[ -f "$1" ] || die "$profiles: no .mm_profdata file"
+	etlagg -q -o "$tmp/queries.zst" queries + querystacks "$@" ||
+	    die "$profiles: etlagg queries failed"
+	cat "$tmp/queries.zst" >>"$tmp/views.zst"
+fi
+etlreport -q -f html --title "$name: rustc build report" -o "$page" \
+    "$tmp/views.zst" || die "etlreport failed"
+echo "$page"
