@@ -14,7 +14,11 @@ or -Out (a file, or a directory to write NAME.report.html into).
 the Queries tab; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
 frames with etlsym.  The crates, threads and waits tables are made from
 every process's events, the others from the build's (etlfilter --rustc)
-unless -All is given.  The tools are taken from PATH, or from the bin
+unless -All is given.  -Baseline names the trace of an earlier build
+to compare with: the crates, processes, threads, CPU, commit and waits
+tables get its figures and the changes (etlagg --diff), the flame
+graphs are differential (red grew, blue shrank), and the Summary shows
+both machines and both sample counts.  The tools are taken from PATH, or from the bin
 folder beside this script.  Needs PowerShell 7.4 or later; the tools
 read and write files, so no bytes go through PowerShell's pipes.
 
@@ -26,6 +30,7 @@ param(
 	[Alias('OutDir')] [string] $Out = '',
 	[string] $ProfDir = '',
 	[string] $SymbolPath = $env:_NT_SYMBOL_PATH,
+	[string] $Baseline = '',
 	[switch] $All
 )
 
@@ -48,6 +53,9 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"
+}
+if ($Baseline -and -not (Test-Path -LiteralPath $Baseline -PathType Leaf)) {
+	Fail "${Baseline}: no such file"
 }
 if ($ProfDir -and -not (Test-Path -LiteralPath $ProfDir -PathType Container)) {
 	Fail "${ProfDir}: no such directory"
@@ -76,8 +84,40 @@ try {
 		Invoke-Tool etlcat @('-q', '-o', $decoded, $Trace)
 		Invoke-Tool etlsym @('-y', $SymbolPath, '-o', $src, $decoded)
 	}
-	$views = Join-Path $tmp 'views.zst'
 	$parts = @()
+	$title = "${name}: rustc build report"
+	# A baseline: its stream, and that of its build, are what the views
+	# that count are joined with (--diff); both traces' sysconfig rows,
+	# the old first, make the Summary's machine table.
+	if ($Baseline) {
+		$old = Join-Path $tmp 'old.zst'
+		if ($SymbolPath) {
+			$oldEvents = Join-Path $tmp 'old-events.zst'
+			Invoke-Tool etlcat @('-q', '-o', $oldEvents, $Baseline)
+			Invoke-Tool etlsym @('-y', $SymbolPath, '-o', $old,
+			    $oldEvents)
+		} else {
+			Invoke-Tool etlcat @('-q', '-o', $old, $Baseline)
+		}
+		$oldBuild = $old
+		if (-not $All) {
+			$oldBuild = Join-Path $tmp 'old-build.zst'
+			Invoke-Tool etlfilter @('-q', '--rustc', '-o', $oldBuild,
+			    $old)
+		}
+		$sys = Join-Path $tmp 'sys.zst'
+		Invoke-Tool etlagg @('-q', '-o', $sys, 'sysconfig', $old, $src)
+		$parts += $sys
+		$whole = @('crates', '--diff', $old, '+', 'threads', '--diff', $old,
+		    '+', 'waits', '--by', 'stack', '--diff', $old)
+		$build = @('processes', '--diff', $oldBuild, '+', 'tree', '+',
+		    'cpu', '--by', 'stack', '--diff', $oldBuild, '+', 'cpu',
+		    '--by', 'function', '--diff', $oldBuild, '+', 'vmem', '--by',
+		    'stack', '--diff', $oldBuild, '+', 'vmem', '--timeline')
+		$title = "${name}: rustc build report against " +
+		    [IO.Path]::GetFileName($Baseline)
+	}
+	$views = Join-Path $tmp 'views.zst'
 	if ($All) {
 		Invoke-Tool etlagg (@('-q', '-o', $views) + $whole + @('+') +
 		    $build + @($src))
@@ -110,8 +150,8 @@ try {
 		    'querystacks') + $profiles)
 		$parts += $queries
 	}
-	Invoke-Tool etlreport (@('-q', '-f', 'html', '--title',
-	    "${name}: rustc build report", '-o', $page) + $parts)
+	Invoke-Tool etlreport (@('-q', '-f', 'html', '--title', $title, '-o',
+	    $page) + $parts)
 	$page
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp

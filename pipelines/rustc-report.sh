@@ -4,8 +4,15 @@
 # processes, Process tree, CPU, Memory, Waits, and Queries with -p),
 # drawn by etlreport -f html from the tables of one etlagg pass.
 #
-# Usage: rustc-report.sh [-a] [-p dir] [-o file] [-y path] trace.etl
+# Usage: rustc-report.sh [-a] [-p dir] [-o file] [-y path]
+#            [--baseline old.etl] trace.etl
 #   -a       every process of the trace, not only those of the build
+#   --baseline old.etl, -b old.etl
+#            compare with the build of old.etl: the crates, processes,
+#            threads, CPU, commit and waits tables get the baseline's
+#            figures and the changes (etlagg --diff), the flame graphs
+#            are differential (red grew, blue shrank), and the Summary
+#            shows both machines and both sample counts
 #   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab
 #   -o file  the page (default: NAME.report.html in the current
 #            directory; in `file` when it is a directory)
@@ -21,7 +28,8 @@
 prog=rustc-report.sh
 
 usage() {
-	echo "usage: $prog [-a] [-p dir] [-o file] [-y path] trace.etl" >&2
+	echo "usage: $prog [-a] [-p dir] [-o file] [-y path]" \
+	    "[--baseline old.etl] trace.etl" >&2
 	exit 2
 }
 
@@ -32,10 +40,28 @@ die() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
-all=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-}
-while getopts ap:o:y: opt; do
+all=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-} baseline=""
+# --baseline takes its word out of the arguments; getopts reads the rest.
+n=$#
+while [ "$n" -gt 0 ]; do
+	arg=$1
+	shift
+	n=$((n - 1))
+	case $arg in
+	--baseline)
+		[ "$n" -gt 0 ] || usage
+		baseline=$1
+		shift
+		n=$((n - 1)) ;;
+	--baseline=*)
+		baseline=${arg#--baseline=} ;;
+	*)	set -- "$@" "$arg" ;;
+	esac
+done
+while getopts ab:p:o:y: opt; do
 	case $opt in
 	a)	all=1 ;;
+	b)	baseline=$OPTARG ;;
 	p)	profiles=$OPTARG ;;
 	o)	page=$OPTARG ;;
 	y)	sympath=$OPTARG ;;
@@ -46,6 +72,7 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 trace=$1
 [ -f "$trace" ] || die "$trace: no such file"
+[ -z "$baseline" ] || [ -f "$baseline" ] || die "$baseline: no such file"
 [ -z "$profiles" ] || [ -d "$profiles" ] ||
     die "$profiles: no such directory"
 name=$(basename "$trace")
@@ -63,12 +90,38 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 whole='sysconfig + crates + threads + waits --by stack'
 build='processes + tree + cpu --by stack + cpu --by function + vmem --by stack + vmem --timeline'
 
+# stream TRACE OUT: TRACE's stream, its frames named when a symbol path
+# is given.
+stream() {
+	if [ -n "$sympath" ]; then
+		etlcat -q "$1" | etlsym -y "$sympath" -o "$2"
+	else
+		etlcat -q -o "$2" "$1"
+	fi || die "$1: etlcat or etlsym failed"
+}
+
 # The source: the trace, or its stream with named frames.
 src=$trace
 if [ -n "$sympath" ]; then
-	etlcat -q "$trace" | etlsym -y "$sympath" -o "$tmp/named.zst" ||
-	    die "$trace: etlcat or etlsym failed"
+	stream "$trace" "$tmp/named.zst"
 	src=$tmp/named.zst
+fi
+# A baseline: its stream, and that of its build, are what the views that
+# count are joined with (--diff); both traces' sysconfig rows, the old
+# first, make the Summary's machine table.
+if [ -n "$baseline" ]; then
+	stream "$baseline" "$tmp/old.zst"
+	old=$tmp/old.zst oldb=$tmp/old.zst
+	if [ $all = 0 ]; then
+		etlfilter -q --rustc -o "$tmp/old-build.zst" "$tmp/old.zst" ||
+		    die "$baseline: etlfilter failed"
+		oldb=$tmp/old-build.zst
+	fi
+	etlagg -q -o "$tmp/sys.zst" sysconfig "$tmp/old.zst" "$src" ||
+	    die "$baseline: etlagg sysconfig failed"
+	whole="crates --diff $old + threads --diff $old + waits --by stack --diff $old"
+	build="processes --diff $oldb + tree + cpu --by stack --diff $oldb + cpu --by function --diff $oldb + vmem --by stack --diff $oldb + vmem --timeline"
+	[ $all = 1 ] && build=$(echo "$build" | sed "s|$oldb|$old|g")
 fi
 
 if [ $all = 1 ]; then
@@ -92,6 +145,13 @@ else
 	wait $pid || die "$trace: etlagg failed"
 	cat "$tmp/whole.zst" "$tmp/build.zst" >"$tmp/views.zst"
 fi
+if [ -n "$baseline" ]; then
+	cat "$tmp/sys.zst" "$tmp/views.zst" >"$tmp/both.zst" &&
+	    mv "$tmp/both.zst" "$tmp/views.zst" || die "cannot write $tmp"
+	title="$name: rustc build report against $(basename "$baseline")"
+else
+	title="$name: rustc build report"
+fi
 if [ -n "$profiles" ]; then
 	set -- "$profiles"/*.mm_profdata
 	[ -f "$1" ] || die "$profiles: no .mm_profdata file"
@@ -99,6 +159,6 @@ if [ -n "$profiles" ]; then
 	    die "$profiles: etlagg queries failed"
 	cat "$tmp/queries.zst" >>"$tmp/views.zst"
 fi
-etlreport -q -f html --title "$name: rustc build report" -o "$page" \
+etlreport -q -f html --title "$title" -o "$page" \
     "$tmp/views.zst" || die "etlreport failed"
 echo "$page"

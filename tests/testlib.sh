@@ -116,3 +116,48 @@ wine_start() {
 		return 1
 	fi
 }
+
+# Headless Chromium, for the tests that draw pages as a user would: a
+# test page loads an output in a frame, acts on it once it has loaded
+# and leaves what it saw in its DOM, which Chromium dumps.
+# find_browser: sets $browser, or returns 1 (skip: apt-get install
+# chromium).  Chromium refuses to run as root with its sandbox (as in a
+# chroot or a container); for another user it keeps it.
+find_browser() {
+	browser=$(command -v chromium || command -v chromium-browser ||
+	    command -v google-chrome) || return 1
+	sandbox=
+	[ "$(id -u)" = 0 ] && sandbox=--no-sandbox
+	return 0
+}
+chromium_dom() {
+	timeout 120 "$browser" --headless $sandbox --disable-gpu \
+	    --disable-background-networking --disable-component-update \
+	    --disable-sync --no-first-run --user-data-dir="$tmp/profile" \
+	    --allow-file-access-from-files --virtual-time-budget=10000 \
+	    --dump-dom "file://$1" 2>/dev/null
+}
+# test_page NAME SRC ATTRS: writes test page $tmp/NAME, a frame of SRC
+# (attributes ATTRS) and, once it has loaded, the script on standard
+# input, with d its document, w its window and ms the milliseconds it
+# took to load; what the script leaves in `out` becomes data-out.
+test_page() {
+	{
+		printf '<!DOCTYPE html><html><body><iframe id="f" src="%s" ' "$2"
+		printf '%s></iframe><script>\n' "$3"
+		printf 'var t0 = performance.now();\n'
+		printf "document.getElementById('f').onload = function () {\n"
+		printf '  var d = this.contentDocument, w = this.contentWindow;\n'
+		printf '  var out, ms = performance.now() - t0;\n  try {\n'
+		cat
+		printf '  } catch (e) { out = "error " + e; }\n'
+		printf "  document.body.setAttribute('data-out', out);\n};\n"
+		printf '</script></body></html>\n'
+	} >"$tmp/$1"
+}
+# What test page NAME saw.
+seen() {
+	chromium_dom "$tmp/$1" | grep -o 'data-out="[^"]*"' |
+	    sed 's/^data-out="//; s/"$//'
+}
+

@@ -37,6 +37,7 @@
 #include "stream/loss.h"
 #include "markup.h"
 #include "render.h"
+#include "report_summary.h"
 
 #define ROWS_MAX	200	/* rows of a table shown */
 #define CRATES_MAX	1000	/* rows of the crates table shown */
@@ -143,7 +144,7 @@ struct render {
 	struct buf inst_names;
 	char table_name[64];
 	/* The summary: sysconfig rows, notes. */
-	struct buf sys, sys_cols;
+	struct report_summary *summary;	/* machines, a diff's samples */
 	struct buf notes;
 	/*
 	 * What the input lost, each DIAG record counted once: the output
@@ -195,11 +196,13 @@ report_open(FILE *fp, const char *format, const struct render_options *opt)
 	rd->fp = fp;
 	rd->opt = *opt;
 	rd->opt.loss = &rd->loss;
-	if ((rd->single_fp = platform_scratch_file()) == NULL ||
+	if ((rd->summary = report_summary_new()) == NULL ||
+	    (rd->single_fp = platform_scratch_file()) == NULL ||
 	    (rd->single = render_html_ops.open(rd->single_fp, format,
 	    opt)) == NULL) {
 		if (rd->single_fp != NULL)
 			fclose(rd->single_fp);
+		report_summary_free(rd->summary);
 		free(rd);
 		return NULL;
 	}
@@ -608,31 +611,6 @@ table_row(struct render *rd, const struct stream_row *row)
 	return b->oom ? -1 : 0;
 }
 
-/* A sysconfig row: name/value lines of the summary. */
-static int
-sys_row(struct render *rd, const struct stream_row *row)
-{
-	const char *name = (const char *)rd->sys_cols.data;
-	const char *end = name + rd->sys_cols.len;
-	size_t i, len;
-
-	buf_release(&rd->sys);
-	for (i = 0; i < row->ncells && name != NULL && name < end; i++,
-	    name += strlen(name) + 1) {
-		if (row->cells[i].type == VAL_NULL)
-			continue;
-		len = value_format(&row->cells[i], rd->cell, sizeof(rd->cell));
-		if (len >= sizeof(rd->cell))
-			len = sizeof(rd->cell) - 1;
-		put_str(&rd->sys, "<tr><th>");
-		put_esc(&rd->sys, name, strlen(name));
-		put_str(&rd->sys, "</th><td>");
-		put_esc(&rd->sys, rd->cell, len);
-		put_str(&rd->sys, "</td></tr>\n");
-	}
-	return rd->sys.oom ? -1 : 0;
-}
-
 /* Counts a DIAG record in the loss, unless one the same was counted. */
 static int
 keep_diag(struct render *rd, const struct stream_record *rec)
@@ -652,25 +630,14 @@ report_record(struct render *rd, const struct stream_reader *r,
 {
 	if (render_html_ops.record(rd->single, r, rec) != 0)
 		return -1;
-	if (render_note_keep(&rd->notes, rec) != 0 ||
+	if (report_summary_record(rd->summary, rec) != 0 ||
+	    render_note_keep(&rd->notes, rec) != 0 ||
 	    (rec->type == REC_DIAG && keep_diag(rd, rec) != 0))
 		return -1;
 	switch (rec->type) {
 	case REC_TABLE:
 		rd->tables++;
 		rd->crates |= strcmp(rec->u.table.name, "crates") == 0;
-		if (strcmp(rec->u.table.name, "sysconfig") == 0) {
-			size_t i;
-
-			/* The column names, for the rows. */
-			buf_release(&rd->sys_cols);
-	buf_release(&rd->inst_names);
-	free(rd->inst);
-			for (i = 0; i < rec->u.table.ncols; i++)
-				buf_put(&rd->sys_cols,
-				    rec->u.table.cols[i].name,
-				    strlen(rec->u.table.cols[i].name) + 1);
-		}
 		if (begin_table(rd, &rec->u.table) != 0)
 			return -1;
 		break;
@@ -678,7 +645,7 @@ report_record(struct render *rd, const struct stream_reader *r,
 		if (!rd->open || rec->u.row.table != rd->table)
 			break;
 		if (strcmp(rd->table_name, "sysconfig") == 0)
-			return sys_row(rd, &rec->u.row);
+			return 0;	/* the summary's */
 		if (rd->crates_table && keep_instance(rd, &rec->u.row,
 		    rd->crate_col, rd->wall_col) != 0)
 			return -1;
@@ -940,14 +907,7 @@ write_page(struct render *rd)
 			const char *end = p + rd->notes.len;
 
 			fputs("<h2>Machine and trace</h2>\n", rd->fp);
-			if (rd->sys.len > 0) {
-				fputs("<table class=\"sys\">", rd->fp);
-				fwrite(rd->sys.data, 1, rd->sys.len, rd->fp);
-				fputs("</table>\n", rd->fp);
-			} else
-				fputs("<p class=\"lacking\">The stream holds "
-				    "no sysconfig table (etlagg sysconfig)."
-				    "</p>\n", rd->fp);
+			report_summary_write(rd->summary, rd->fp);
 			fputs("<h2>Health</h2>\n", rd->fp);
 			if (!render_loss_note(rd->fp, &rd->opt, 1,
 			    "<p class=\"lossy\">Warning: ", "</p>\n"))
@@ -1025,8 +985,7 @@ report_close(struct render *rd)
 			fclose(rd->parts[i].fp);
 	}
 	free(rd->parts);
-	buf_release(&rd->sys);
-	buf_release(&rd->sys_cols);
+	report_summary_free(rd->summary);
 	buf_release(&rd->inst_names);
 	free(rd->inst);
 	buf_release(&rd->notes);

@@ -10,8 +10,8 @@
 # - a regression planted in one crate (etlsynth --slow-crate) is the top
 #   row of the processes diff;
 # - the differential flame graph: frames that grew are red, those that
-#   shrank blue, and the tooltip gives base, new and change; -f folded
-#   writes "stack base new".
+#   shrank blue, and the tooltip gives base, new and change, in the file
+#   and as headless Chromium paints it; -f folded writes "stack base new".
 
 . "$(dirname "$0")/../testlib.sh"
 
@@ -162,3 +162,28 @@ want=$(for f in "$tmp/a.zst" "$tmp/slow.etl"; do
 	etlagg -q cpu --by stack "$f" | etlreport -q -f folded |
 	    awk '{ n += $NF } END { printf "%s ", n }'; done | sed 's/ $//')
 check_eq diff-folded-two-counts "$sums" "$want"
+
+# Drawn in headless Chromium: the frames the tooltip says grew are red,
+# those that shrank blue, as the browser paints them.
+if ! find_browser; then
+	skip diff-chromium "no chromium to draw the flame graph in (apt-get \
+install chromium)"
+	exit 0
+fi
+test_page d.html d.svg 'width="1200" height="800"' <<'JS'
+    var red = 0, blue = 0, wrong = 0;
+    Array.prototype.forEach.call(d.querySelectorAll('g.f'), function (g) {
+      var m = /change ([+-]\d+)/.exec(g.querySelector('title').textContent);
+      var c = w.getComputedStyle(g.querySelector('rect')).fill
+        .match(/\d+/g).map(Number);
+      var change = m ? Number(m[1]) : NaN;
+      if (change > 0 && c[0] == 255 && c[1] == c[2] && c[1] < 255) red++;
+      else if (change < 0 && c[2] == 255 && c[0] == c[1] && c[0] < 255)
+        blue++;
+      else if (!(change == 0 && c[0] == 255 && c[1] == 255 && c[2] == 255))
+        wrong++;
+    });
+    out = (red > 0 && blue > 0 ? 'red and blue' : 'red ' + red + ' blue ' +
+      blue) + ', ' + wrong + ' wrong';
+JS
+check_eq diff-chromium-colours "$(seen d.html)" 'red and blue, 0 wrong'

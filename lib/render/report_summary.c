@@ -1,0 +1,265 @@
+/*
+ * report_summary.c - the machines and the comparison of the report's
+ * Summary tab (report_summary.h).  The sysconfig rows are kept as text,
+ * a row a trace; the samples of a diff are the sums of the first table
+ * that has samples_base and samples (all the CPU tables of one pass add
+ * up to the same).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "markup.h"
+#include "report_summary.h"
+
+#define TRACES_MAX	8	/* sysconfig rows shown */
+#define FIELDS_MAX	64
+#define CELL_MAX	512
+
+/* What makes two traces come from different machines or systems. */
+static const char *const machine_fields[] = {
+	"computer", "os_version", "os_build", "cpus", "cpu_mhz", "memory_mb",
+	"pointer_size", NULL
+};
+
+struct report_summary {
+	/* sysconfig: its column names, and each row's cells as text. */
+	stream_id sys_table;
+	size_t ncols;
+	char *names[FIELDS_MAX];
+	char *cells[TRACES_MAX][FIELDS_MAX];	/* NULL: empty */
+	size_t ntraces, more_traces;
+	/* The first diff table with samples: where they are, their sums. */
+	stream_id diff_table;
+	int base_col, new_col, seen_diff, done_diff;
+	double base_samples, new_samples;
+};
+
+struct report_summary *
+report_summary_new(void)
+{
+	return calloc(1, sizeof(struct report_summary));
+}
+
+void
+report_summary_free(struct report_summary *s)
+{
+	size_t i, j;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ncols; i++)
+		free(s->names[i]);
+	for (i = 0; i < s->ntraces; i++)
+		for (j = 0; j < s->ncols; j++)
+			free(s->cells[i][j]);
+	free(s);
+}
+
+static char *
+copy(const char *p, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s != NULL) {
+		memcpy(s, p, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+static int
+col_of(const struct stream_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+take_table(struct report_summary *s, const struct stream_table *t)
+{
+	size_t i;
+
+	if (strcmp(t->name, "sysconfig") == 0) {
+		/* The rows of later ones go on under the first's names. */
+		s->sys_table = t->id;
+		if (s->ncols > 0)
+			return 0;
+		for (i = 0; i < t->ncols && i < FIELDS_MAX; i++)
+			if ((s->names[s->ncols++] = copy(t->cols[i].name,
+			    strlen(t->cols[i].name))) == NULL)
+				return -1;
+		return 0;
+	}
+	if (!s->seen_diff && col_of(t, "samples_base") >= 0 &&
+	    col_of(t, "samples") >= 0) {
+		s->seen_diff = 1;
+		s->diff_table = t->id;
+		s->base_col = col_of(t, "samples_base");
+		s->new_col = col_of(t, "samples");
+	}
+	return 0;
+}
+
+static double
+number(const struct value *v)
+{
+	switch (v->type) {
+	case VAL_I64:
+		return (double)v->v.i;
+	case VAL_U64:
+		return (double)v->v.u;
+	case VAL_F64:
+		return v->v.f;
+	default:
+		return 0;
+	}
+}
+
+static int
+take_row(struct report_summary *s, const struct stream_row *r)
+{
+	char cell[CELL_MAX];
+	size_t i, len;
+
+	if (s->sys_table != 0 && r->table == s->sys_table &&
+	    r->ncells >= s->ncols) {
+		if (s->ntraces == TRACES_MAX) {
+			s->more_traces++;
+			return 0;
+		}
+		for (i = 0; i < s->ncols; i++) {
+			if (r->cells[i].type == VAL_NULL)
+				continue;
+			len = value_format(&r->cells[i], cell, sizeof(cell));
+			if (len >= sizeof(cell))
+				len = sizeof(cell) - 1;
+			if ((s->cells[s->ntraces][i] = copy(cell, len)) == NULL)
+				return -1;
+		}
+		s->ntraces++;
+	} else if (s->seen_diff && !s->done_diff && r->table == s->diff_table &&
+	    (size_t)s->base_col < r->ncells && (size_t)s->new_col < r->ncells) {
+		s->base_samples += number(&r->cells[s->base_col]);
+		s->new_samples += number(&r->cells[s->new_col]);
+	}
+	return 0;
+}
+
+int
+report_summary_record(struct report_summary *s,
+    const struct stream_record *rec)
+{
+	switch (rec->type) {
+	case REC_TABLE:
+		return take_table(s, &rec->u.table);
+	case REC_ROW:
+		return take_row(s, &rec->u.row);
+	case REC_HEADER:
+	case REC_END:
+		/* The diff table's section is over: its sums are made. */
+		if (s->seen_diff)
+			s->done_diff = 1;
+		/* Table ids are per section; 0 names no table. */
+		s->sys_table = s->diff_table = 0;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int
+same(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a != NULL && b != NULL &&
+	    strcmp(a, b) == 0);
+}
+
+static void
+put(FILE *fp, const char *s)
+{
+	markup_text(fp, s, strlen(s));
+}
+
+/* The fields of the machine that differ between the traces, said. */
+static void
+write_machine_check(const struct report_summary *s, FILE *fp)
+{
+	size_t i, t, k;
+	int differ = 0;
+
+	for (k = 0; machine_fields[k] != NULL; k++)
+		for (i = 0; i < s->ncols; i++) {
+			if (strcmp(s->names[i], machine_fields[k]) != 0)
+				continue;
+			for (t = 1; t < s->ntraces; t++)
+				if (!same(s->cells[0][i], s->cells[t][i]))
+					break;
+			if (t == s->ntraces)
+				continue;
+			fputs(differ++ ? ", " : "<p class=\"lossy\">Warning: "
+			    "the traces were recorded on different machines "
+			    "or systems, so their figures differ for that "
+			    "reason too: ", fp);
+			put(fp, machine_fields[k]);
+		}
+	if (differ)
+		fputs(".</p>\n", fp);
+	else if (s->ntraces > 1)
+		fputs("<p>The traces come from one machine and system.</p>\n",
+		    fp);
+}
+
+static void
+write_machines(const struct report_summary *s, FILE *fp)
+{
+	size_t i, t;
+
+	if (s->ntraces == 0) {
+		fputs("<p class=\"lacking\">The stream holds no sysconfig "
+		    "table (etlagg sysconfig).</p>\n", fp);
+		return;
+	}
+	fputs("<table class=\"sys\">", fp);
+	for (i = 0; i < s->ncols; i++) {
+		for (t = 0; t < s->ntraces && s->cells[t][i] == NULL; t++)
+			;
+		if (t == s->ntraces)
+			continue;	/* empty in every trace */
+		fputs("<tr><th>", fp);
+		put(fp, s->names[i]);
+		fputs("</th>", fp);
+		for (t = 0; t < s->ntraces; t++) {
+			fputs("<td>", fp);
+			if (s->cells[t][i] != NULL)
+				put(fp, s->cells[t][i]);
+			fputs("</td>", fp);
+		}
+		fputs("</tr>\n", fp);
+	}
+	fputs("</table>\n", fp);
+	if (s->more_traces > 0)
+		fprintf(fp, "<p class=\"cut\">%zu more traces left out.</p>\n",
+		    s->more_traces);
+	write_machine_check(s, fp);
+}
+
+void
+report_summary_write(const struct report_summary *s, FILE *fp)
+{
+	write_machines(s, fp);
+	if (!s->seen_diff)
+		return;
+	fprintf(fp, "<h2>Compared with the baseline</h2>\n<p>CPU samples: "
+	    "%.0f in the baseline, %.0f in this build.  Each table shows a "
+	    "figure X as X_base, X and X_delta; a row of one build only "
+	    "has the other's figures empty.  A row's change counts as "
+	    "noise (within_noise) when the change in its share of the "
+	    "samples, scaled to this build's total, is at most twice its "
+	    "binomial standard error; with few samples, only large changes "
+	    "are more than noise.</p>\n", s->base_samples, s->new_samples);
+}
