@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "stream/loss.h"
 #include "stream/stream.h"
 #include "views/view.h"
 
@@ -248,6 +249,7 @@ struct aggregation {
 	const char *out;
 	unsigned tables, ours;	/* tables in the input, of the view's */
 	uint64_t events;
+	uint64_t all_events, needed;	/* of every input; of needs_kind */
 	char other[64];		/* the name of one that is not */
 };
 
@@ -263,8 +265,11 @@ aggregate(void *ctx, const struct stream_reader *r,
 
 	if (a->ops->record(a->v, r, rec) != 0)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	if (rec->type == REC_EVENT)
+	if (rec->type == REC_EVENT) {
 		a->events++;
+		a->all_events++;
+		a->needed += rec->u.event.h.kind == a->ops->needs_kind;
+	}
 	if (rec->type == REC_TABLE) {
 		a->tables++;
 		if (view_has_table(a->ops, rec->u.table.name))
@@ -303,6 +308,29 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg,
 		status = CLI_DATA_ERROR;
 	}
 	return status;
+}
+
+/*
+ * An input of events without those the view counts gives an empty
+ * table that is no measurement: says so once on stderr (not under -q)
+ * and in a DIAG note, which etlreport shows with the table.
+ * @return : 0, or -1 on a write error.
+ */
+static int
+say_missing(const struct aggregation *agg, int merge, int quiet)
+{
+	char what[LOSS_MISSING_LEN + 32];
+	struct stream_diag d = { what, 1, 0, 0 };
+	const struct view_ops *ops = agg->ops;
+
+	if (merge || ops->needs == NULL || agg->all_events == 0 ||
+	    agg->needed > 0)
+		return 0;
+	if (!quiet)
+		cli_warn("%s: %s", ops->name, ops->needs);
+	snprintf(what, sizeof(what), "%s%s: %s", LOSS_MISSING, ops->name,
+	    ops->needs);
+	return stream_write_diag(agg->w, &d);
 }
 
 int
@@ -352,6 +380,7 @@ main(int argc, char *argv[])
 	/* The table holds less than the inputs did: say so in it. */
 	cut.count = in.loss.cut;
 	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
+	    say_missing(&agg, a.merge, a.quiet) != 0 ||
 	    a.ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0 ||
 	    stream_writer_close(w) != 0)
 		cli_write_error(a.out);

@@ -40,6 +40,7 @@
 #define CHAR_W		(0.59 * FONT_SIZE)	/* Verdana's average */
 #define TOP		66		/* title, subtitle, search box */
 #define BOTTOM		34		/* the details line */
+#define NOTE_H		18		/* a note of events the trace lacks */
 #define MIN_WIDTH	0.1		/* pixels */
 #define ROOT		0
 
@@ -509,14 +510,16 @@ static int
 draw(struct render *rd)
 {
 	uint32_t left_out = 0, deepest = 0, id;
-	unsigned height;
+	unsigned height, notes;
 
 	if (build(rd) != 0 || lay_out(rd) != 0)
 		return -1;
 	/* Empty tables give a picture without frames. */
 	if (rd->total > 0)
 		deepest = choose(rd, &left_out);
-	height = TOP + (deepest + 1) * FRAME_H + BOTTOM;
+	/* The notes of missing events go between the title and the frames. */
+	notes = (unsigned)render_missing_count(&rd->opt);
+	height = TOP + notes * NOTE_H + (deepest + 1) * FRAME_H + BOTTOM;
 	write_head(rd, height, left_out);
 	for (id = 0; id < nnodes(rd); id++)
 		if (node(rd, id)->shown)
@@ -524,6 +527,7 @@ draw(struct render *rd)
 	render_loss_note(rd->fp, &rd->opt, 1, "<text id=\"lossy\" x=\"50%\" "
 	    "y=\"60\" text-anchor=\"middle\" style=\"fill:#b00000\">"
 	    "Warning: ", "</text>\n");
+	render_missing_svg(rd->fp, &rd->opt, WIDTH / 2, TOP, NOTE_H);
 	fputs("</svg>\n", rd->fp);
 	return ferror(rd->fp) ? -1 : 0;
 }

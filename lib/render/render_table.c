@@ -647,8 +647,10 @@ table_close(struct render *rp)
 	if (rc == 0 && rp->problem)
 		rc = 2;
 	/* A footer under the text; csv and jsonl have etlreport's warning. */
-	if (rp->text && rp->fp != NULL)
+	if (rp->text && rp->fp != NULL) {
 		render_loss_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
+		render_missing_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
+	}
 	buf_release(&rp->fields);
 	buf_release(&rp->paths);
 	buf_release(&rp->left);

@@ -612,6 +612,10 @@ heap_destroy_view(struct view *v)
 
 const struct view_ops view_heap_ops = {
 	.name = "heap",
+	.needs_kind = EV_HEAP,
+	.needs = "the trace has no Heap events, so no heap allocations to "
+	    "count; WPR's own Heap profile records them (pipelines/rustc.wprp "
+	    "takes heap snapshots instead: RustcHeap, for heapsnap)",
 	.usage = "[--addresses] [--by process|stack|function|module]",
 	.summary = "heap allocations (Heap Trace Provider) outstanding and "
 	    "freed by process, allocating stack, function or module",
