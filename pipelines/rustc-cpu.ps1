@@ -86,9 +86,14 @@ try {
 	$base = Join-Path $OutDir $name
 	$files = @{ process = 'processes'; stack = 'stacks';
 	    function = 'functions'; module = 'modules' }
+	# The first etlagg says what the trace lacks, if anything; -q keeps
+	# the others from saying it again (their tables and pictures still do).
+	$q = @()
 	foreach ($by in 'process', 'stack', 'function', 'module') {
 		$table = Join-Path $tmp "$by.zst"
-		Invoke-Tool etlagg @('-o', $table, 'cpu', '--by', $by, $stream)
+		Invoke-Tool etlagg ($q + @('-o', $table, 'cpu', '--by', $by,
+		    $stream))
+		$q = @('-q')
 		Invoke-Tool etlreport @('-f', 'csv', '-o',
 		    "$base.cpu-$($files[$by]).csv", $table)
 	}

@@ -30,9 +30,13 @@ build_trace "$@"
 etlsym -q -o "$tmp/named.zst" "$stream" ||
     echo "$prog: etlsym: some frames stay unnamed" >&2
 [ -s "$tmp/named.zst" ] && stream=$tmp/named.zst
+# The first etlagg says what the trace lacks, if anything; -q keeps the
+# others from saying it again (their tables and pictures still do).
+q=
 for by in process stack function module; do
-	etlagg -o "$tmp/$by.zst" cpu --by $by "$stream" ||
+	etlagg $q -o "$tmp/$by.zst" cpu --by $by "$stream" ||
 	    die "etlagg cpu --by $by failed"
+	q=-q
 	[ $by = process ] && file=processes || file=${by}s
 	etlreport -f csv -o "$out/$name.cpu-$file.csv" "$tmp/$by.zst" ||
 	    die "etlreport failed"

@@ -67,10 +67,13 @@ try {
 	$process = Join-Path $tmp 'process.zst'
 	$stacks = Join-Path $tmp 'stack.zst'
 	$timeline = Join-Path $tmp 'timeline.zst'
+	# The first etlagg says what the trace lacks, if anything; -q keeps
+	# the others from saying it again (their tables and pictures still do).
 	Invoke-Tool etlagg @('-o', $process, 'vmem', '--by', 'process', $stream)
-	Invoke-Tool etlagg @('-o', $stacks, 'vmem', '--by', 'stack', '--weight',
-	    'committed', $stream)
-	Invoke-Tool etlagg @('-o', $timeline, 'vmem', '--timeline', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $stacks, 'vmem', '--by', 'stack',
+	    '--weight', 'committed', $stream)
+	Invoke-Tool etlagg @('-q', '-o', $timeline, 'vmem', '--timeline',
+	    $stream)
 	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.commit-processes.csv",
 	    $process)
 	Invoke-Tool etlreport @('-f', 'csv', '-o', "$base.commit-stacks.csv",

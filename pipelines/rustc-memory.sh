@@ -30,10 +30,12 @@ prog=rustc-memory.sh
 synopsis="[-a] [-o dir] trace.etl"
 . "$(dirname "$0")/build-trace.sh"
 build_trace "$@"
+# The first etlagg says what the trace lacks, if anything; -q keeps the
+# others from saying it again (their tables and pictures still do).
 etlagg -o "$tmp/process.zst" vmem --by process "$stream" &&
-    etlagg -o "$tmp/stack.zst" vmem --by stack --weight committed \
-    "$stream" && etlagg -o "$tmp/timeline.zst" vmem --timeline "$stream" ||
-    die "etlagg vmem failed"
+    etlagg -q -o "$tmp/stack.zst" vmem --by stack --weight committed \
+    "$stream" && etlagg -q -o "$tmp/timeline.zst" vmem --timeline \
+    "$stream" || die "etlagg vmem failed"
 etlreport -f csv -o "$out/$name.commit-processes.csv" "$tmp/process.zst" &&
     etlreport -f csv -o "$out/$name.commit-stacks.csv" "$tmp/stack.zst" &&
     etlreport -f folded -o "$out/$name.commit.folded" "$tmp/stack.zst" &&

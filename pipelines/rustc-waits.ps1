@@ -65,9 +65,14 @@ try {
 	    processes = @('threads', '--by', 'process');
 	    stacks = @('waits', '--by', 'stack');
 	    reasons = @('waits', '--by', 'reason') }
+	# The first etlagg says what the trace lacks, if anything; -q keeps
+	# the others from saying it again (their tables and pictures still do).
+	$q = @()
 	foreach ($file in $views.Keys) {
 		$table = Join-Path $tmp "$file.zst"
-		Invoke-Tool etlagg (@('-o', $table) + $views[$file] + @($stream))
+		Invoke-Tool etlagg ($q + @('-o', $table) + $views[$file] +
+		    @($stream))
+		$q = @('-q')
 		Invoke-Tool etlreport @('-f', 'csv', '-o',
 		    "$base.waits-$file.csv", $table)
 	}

@@ -22,12 +22,16 @@ prog=rustc-waits.sh
 synopsis="[-a] [-o dir] trace.etl"
 . "$(dirname "$0")/build-trace.sh"
 build_trace "$@"
+# The first etlagg says what the trace lacks, if anything; -q keeps the
+# others from saying it again (their tables and pictures still do).
+q=
 for view in "threads --by thread:threads" "threads --by process:processes" \
     "waits --by stack:stacks" "waits --by reason:reasons"; do
 	args=${view%%:*}
 	file=${view##*:}
-	etlagg -o "$tmp/$file.zst" $args "$stream" ||
+	etlagg $q -o "$tmp/$file.zst" $args "$stream" ||
 	    die "etlagg $args failed"
+	q=-q
 	etlreport -f csv -o "$out/$name.waits-$file.csv" "$tmp/$file.zst" ||
 	    die "etlreport failed"
 done
