@@ -441,9 +441,16 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	}
 	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" "
 	    "text-anchor=\"middle\">", WIDTH / 2);
-	put_total(fp, rd->total, unit);
-	fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames too "
-	    "narrow to draw left out; click a frame to zoom</text>\n"
+	/* Not "0 B in all" when the trace cannot say: the note says why. */
+	if (rd->total == 0 && render_missing_count(&rd->opt) > 0)
+		fputs("Nothing to draw: the trace lacks the events", fp);
+	else {
+		put_total(fp, rd->total, unit);
+		fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames "
+		    "too narrow to draw left out; click a frame to zoom",
+		    stackrows_count(rd->rows), left_out);
+	}
+	fprintf(fp, "</text>\n"
 	    "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"
 	    "Reset zoom</text>\n"
 	    "<foreignObject x=\"%d\" y=\"8\" width=\"230\" height=\"26\">"
@@ -453,8 +460,8 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	    "</foreignObject>\n"
 	    "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 	    "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> "
-	    "</text>\n", stackrows_count(rd->rows), left_out, PAD,
-	    WIDTH - PAD - 230, PAD, height - 12, WIDTH - PAD, height - 12);
+	    "</text>\n", PAD, WIDTH - PAD - 230, PAD, height - 12,
+	    WIDTH - PAD, height - 12);
 }
 
 /*

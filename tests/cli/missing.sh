@@ -85,6 +85,13 @@ picture "waits svg" svg waits --by stack "$tmp/memory.st"
 picture "threadtime svg" svg threadtime --by stack "$tmp/stack-joins.st"
 picture "cpu svg" svg cpu --by stack "$tmp/waits.st"
 picture "switches html" html switches "$tmp/memory.st"
+# An empty flame graph gives no total of 0 as if measured.
+etlagg -q cpu --by stack "$tmp/waits.st" | etlreport -f svg >"$tmp/p.out"
+if grep -q 'id="subtitle"[^<]*in all' "$tmp/p.out"; then
+	fail "missing svg subtitle" "$(grep -o 'id="subtitle"[^<]*' "$tmp/p.out")"
+else
+	pass "missing svg subtitle"
+fi
 
 # threads lists the threads, with their times empty, not 0.
 etlagg -q threads "$tmp/stack-joins.st" | etlreport -f csv 2>/dev/null |
