@@ -11,6 +11,8 @@
  *	--by process	the same summed per process id and image
  *
  * --tid list keeps the rows of those threads; --from/--to clip the time.
+ * A trace without context switches gives the rows with their times and
+ * switches empty: unknown, not 0 (etlagg says why, view.h needs).
  */
 #include <stdint.h>
 #include <stdio.h>
