@@ -147,3 +147,20 @@ sh "$pipe/rustc-cpu.sh" -a -o "$tmp/pc" "$tmp/waits.etl" \
 check_eq "missing rustc-cpu.sh" "$?/$(grep -c \
     'etlagg: cpu: the trace has no CPU samples' "$tmp/err")/$(grep -l \
     'id="missing"' "$tmp/pc"/*.svg | wc -l | tr -d ' ')" "0/1/1"
+
+# The PowerShell twins say it once too (when pwsh is there).
+pwsh=$(command -v pwsh 2>/dev/null || echo "$HOME/.dotnet/tools/pwsh")
+if [ ! -x "$pwsh" ]; then
+	skip "missing pipelines.ps1" "no pwsh (sh .ci/pwsh.sh installs it)"
+	exit 0
+fi
+for case in "memory stack-joins vmem" "waits memory threads" \
+    "cpu waits cpu"; do
+	set -- $case
+	PATH=$top/bin:$PATH "$pwsh" -NoProfile -NonInteractive -File \
+	    "$pipe/rustc-$1.ps1" "$tmp/$2.etl" -OutDir "$tmp/ps-$1" -All \
+	    >/dev/null 2>"$tmp/err"
+	check_eq "missing rustc-$1.ps1" "$?/$(grep -c \
+	    "etlagg: $3: the trace has no" "$tmp/err")/$(grep -c \
+	    'the trace has no' "$tmp/err")" "0/1/1"
+done
