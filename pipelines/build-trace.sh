@@ -59,11 +59,16 @@ cargo, rustdoc, build scripts) in the trace; -a takes every process"
 	fi
 }
 
-# Says what the trace lost again, after the list of files: the note that
+# Says what the trace lost again, after the list of files, and the
+# events it lacks for a view ("vmem: the trace has no VirtualAlloc
+# events ...", which -q drops from etlagg's stderr too): the notes that
 # etlreport writes under a text table of $1, one of the tables made.
 say_lossy() {
-	note=$(etlreport -q -f text "$1" 2>/dev/null |
-	    sed -n 's/^note: computed from lossy input: //p' | tail -1)
+	etlreport -q -f text "$1" 2>/dev/null >"$tmp/notes.txt"
+	note=$(sed -n 's/^note: computed from lossy input: //p' \
+	    "$tmp/notes.txt" | tail -1)
 	[ -z "$note" ] || echo "$prog: $trace: the files are computed from" \
 	    "lossy input: $note" >&2
+	sed -n 's/^note: \([a-z]*: the trace has no .*\)/\1/p' \
+	    "$tmp/notes.txt" | sort -u | sed "s|^|$prog: $trace: |" >&2
 }

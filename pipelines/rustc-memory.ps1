@@ -48,21 +48,7 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
-# What the trace lost is said once a run: etlcat says it as it decodes,
-# naming the trace; every later stage takes -q, which drops that line
-# (the stream still carries it into every table) but not the errors.
-# Write-Lossy says it again after the list of files: the note that
-# etlreport writes under a text table of $Table, one of the tables made.
-function Write-Lossy([string] $Table) {
-	$prefix = 'note: computed from lossy input: '
-	$note = @(& etlreport -q -f text $Table 2>$null |
-	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
-	if ($note) {
-		$lost = $note.Substring($prefix.Length)
-		[Console]::Error.WriteLine("${me}: ${Trace}: the files are " +
-		    "computed from lossy input: $lost")
-	}
-}
+. (Join-Path $PSScriptRoot 'notes.ps1')
 
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"
@@ -108,7 +94,7 @@ try {
 	    'commit-timeline.svg') {
 		"$base.$f"
 	}
-	Write-Lossy $process
+	Write-Lossy $process $Trace
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

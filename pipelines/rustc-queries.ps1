@@ -55,21 +55,7 @@ function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
 	}
 }
 
-# What a profile lost is said once a run: etlcat says it as it decodes,
-# naming the profile; every later stage takes -q, which drops that line
-# (the stream still carries it into every table) but not the errors.
-# Write-Lossy says it again after the list of files: the note that
-# etlreport writes under a text table of $Table, one of the tables made.
-function Write-Lossy([string] $Table) {
-	$prefix = 'note: computed from lossy input: '
-	$note = @(& etlreport -q -f text --table queries_total $Table 2>$null |
-	    Where-Object { $_.StartsWith($prefix) }) | Select-Object -Last 1
-	if ($note) {
-		$lost = $note.Substring($prefix.Length)
-		[Console]::Error.WriteLine("${me}: ${ProfDir}: the files are " +
-		    "computed from lossy input: $lost")
-	}
-}
+. (Join-Path $PSScriptRoot 'notes.ps1')
 
 if (-not (Test-Path -LiteralPath $ProfDir -PathType Container)) {
 	Fail "${ProfDir}: no such directory"
@@ -121,7 +107,7 @@ try {
 	    'queries.chrome.json') {
 		Join-Path $OutDir $f
 	}
-	Write-Lossy $queries
+	Write-Lossy $queries $ProfDir @('--table', 'queries_total')
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
 }

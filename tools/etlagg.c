@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "stream/holdback.h"
+#include "stream/loss.h"
 #include "stream/stream.h"
 #include "views/view.h"
 #include "base/platform.h"
@@ -34,7 +35,8 @@ usage(FILE *fp, int status)
 		    "Options, before or after the view and the files:\n"
 		    "  -f         write the stream even to a terminal\n"
 		    "  -o file    write to file instead of standard output\n"
-		    "  -q         no line on what an input lost\n"
+		    "  -q         no line on what an input lost or on the events\n"
+		    "             it lacks; errors are still said\n"
 		    "  --diff base  of cpu, vmem, heap, threads, waits, crates,\n"
 		    "             processes or stats: the view of base and of\n"
 		    "             the input, joined, with the changes\n"
@@ -344,6 +346,7 @@ struct aggview {
 	struct view *v;
 	int merge;
 	unsigned ours;		/* tables in the input of the view's */
+	uint64_t needed;	/* events of the kind it needs_kind */
 	char other[64];		/* the name of one that is not */
 	/* The records passed on, for the views after the first. */
 	struct holdback *passed;
@@ -360,6 +363,7 @@ struct aggregation {
 	const char *out;
 	unsigned tables;	/* tables in the input */
 	uint64_t events;
+	uint64_t all_events;	/* of every input */
 };
 
 /* The reader flags that make it read less, not more. */
@@ -387,6 +391,9 @@ aggregate(void *ctx, const struct stream_reader *r,
 		if ((av->mg != NULL ? view_merge_record(av->mg, rec) :
 		    av->ops->record(av->v, r, rec)) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
+		if (rec->type == REC_EVENT &&
+		    rec->u.event.h.kind == av->ops->needs_kind)
+			av->needed++;
 		if (rec->type != REC_TABLE)
 			continue;
 		if (view_has_table(av->ops, rec->u.table.name))
@@ -395,8 +402,10 @@ aggregate(void *ctx, const struct stream_reader *r,
 			snprintf(av->other, sizeof(av->other), "%s",
 			    rec->u.table.name);
 	}
-	if (rec->type == REC_EVENT)
+	if (rec->type == REC_EVENT) {
 		a->events++;
+		a->all_events++;
+	}
 	if (rec->type == REC_TABLE)
 		a->tables++;
 	if (stream_rec_known(rec->type) && rec->type != REC_DIAG)
@@ -569,13 +578,38 @@ read_base(struct args *a, struct aggregation *main_agg)
 }
 
 /*
- * Ends a view's stream: what the inputs lost, its tables, the end.  A
+ * An input of events without those the view counts gives an empty
+ * table that is no measurement: says so once on stderr (not under -q)
+ * and in a DIAG note, which etlreport shows with the table.
+ * @return : 0, or -1 on a write error.
+ */
+static int
+say_missing(const struct aggview *av, struct stream_writer *w,
+    uint64_t all_events, int quiet)
+{
+	char what[LOSS_MISSING_LEN + 32];
+	struct stream_diag d = { what, 1, 0, 0 };
+	const struct view_ops *ops = av->ops;
+
+	if (av->merge || ops->needs == NULL || all_events == 0 ||
+	    av->needed > 0)
+		return 0;
+	if (!quiet)
+		cli_warn("%s: %s", ops->name, ops->needs);
+	snprintf(what, sizeof(what), "%s%s: %s", LOSS_MISSING, ops->name,
+	    ops->needs);
+	return stream_write_diag(w, &d);
+}
+
+/*
+ * Ends a view's stream: what the inputs lost, what they lacked for it,
+ * its tables, the end.  A
  * view after the first writes a stream of its own after the last one:
  * its header and the records held back for it first.
  */
 static void
 finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
-    const struct cli_inputs *in, const char *out)
+    const struct cli_inputs *in, const struct aggregation *agg, int quiet)
 {
 	struct stream_end end = { 0 };
 	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
@@ -586,10 +620,10 @@ finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
 	if (w == NULL) {
 		w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 		if (stream_write_header(w, PRODUCER) != 0)
-			cli_write_error(out);
+			cli_write_error(agg->out);
 		while ((got = holdback_peek(av->passed, &rec, &tag)) == 1) {
 			if (stream_write_record(w, &rec) != 0)
-				cli_write_error(out);
+				cli_write_error(agg->out);
 			holdback_pop(av->passed);
 		}
 		if (got < 0)
@@ -599,9 +633,10 @@ finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
 	/* The table holds less than the inputs did: say so in it. */
 	cut.count = in->loss.cut;
 	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
+	    say_missing(av, w, agg->all_events, quiet) != 0 ||
 	    (av->dd != NULL ? write_diff(av, w) : write_tables(av, w)) != 0 ||
 	    stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
-		cli_write_error(out);
+		cli_write_error(agg->out);
 }
 
 int
@@ -673,7 +708,8 @@ main(int argc, char *argv[])
 		if (read_input(&in, a.files[i], &agg) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	for (i = 0; i < agg.nviews; i++) {
-		finish_view(&agg.views[i], i == 0 ? w : NULL, fp, &in, a.out);
+		finish_view(&agg.views[i], i == 0 ? w : NULL, fp, &in, &agg,
+		    a.quiet);
 		agg.views[i].ops->destroy(agg.views[i].v);
 		view_merge_free(agg.views[i].mg);
 		view_diff_free(agg.views[i].dd);

@@ -45,7 +45,7 @@ usage(FILE *fp, int status)
 		    "  -i                with -e, inlined frames too\n"
 		    "  -o file           write to file instead of standard "
 		    "output\n"
-		    "  -q                say only what went wrong\n"
+		    "  -q                say only what went wrong (corrupt PDBs, errors)\n"
 		    "  -v                say what was found too, and where "
 		    "it was looked for\n"
 		    "  -y sympath        symbol path (else _NT_SYMBOL_PATH): "

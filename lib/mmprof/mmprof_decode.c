@@ -367,6 +367,32 @@ mmprof_decoder_finish(struct mmprof_decoder *d, const struct mmprof_counts *c)
 	return stream_write_end(d->w, &e);
 }
 
+/*
+ * Says in one line what makes the file suspect, for -q: what sets the
+ * exit status is said even then (etlcat(1)).  @return : 1 if anything
+ * does.
+ */
+static int
+summarize_quiet(const char *name, const struct problem *p, size_t n,
+    void (*warn)(const char *fmt, ...))
+{
+	char line[2048];
+	size_t i, len = 0;
+
+	line[0] = '\0';
+	for (i = 0; i < n && len < sizeof(line); i++) {
+		if (!p[i].suspect)
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%llu %s",
+		    len > 0 ? "; " : "", (unsigned long long)p[i].count,
+		    p[i].what);
+	}
+	if (len == 0)
+		return 0;
+	warn("%s: %s", name, line);
+	return 1;
+}
+
 /* Warns of what makes the file suspect.  @return : 1 if anything does. */
 static int
 summarize(const char *name, const struct mmprof_counts *c, int verbosity,
@@ -374,8 +400,10 @@ summarize(const char *name, const struct mmprof_counts *c, int verbosity,
 {
 	struct problem p[16];
 	size_t i, n = list_problems(c, p);
-	int status = 0, quiet = verbosity < 0;
+	int status = 0;
 
+	if (verbosity < 0)
+		return summarize_quiet(name, p, n, warn);
 	if (verbosity > 0)
 		warn("%s: %llu events (%llu intervals, %llu instants, %llu "
 		    "integers) in %llu pages", name,
@@ -389,9 +417,8 @@ summarize(const char *name, const struct mmprof_counts *c, int verbosity,
 		if (!p[i].suspect)
 			continue;
 		status = 1;
-		if (!quiet)
-			warn("%s: %llu %s", name, (unsigned long long)p[i].count,
-			    p[i].what);
+		warn("%s: %llu %s", name, (unsigned long long)p[i].count,
+		    p[i].what);
 	}
 	return status;
 }
@@ -653,7 +680,9 @@ query_nest_adopt(struct query_thread *t, int64_t start,
 
 	while (k > 0 && t->p[k - 1].start >= start)
 		k--;
-	*children = t->p + k;
+	/* A thread with nothing pending may have no array yet: NULL + 0 is
+	 * undefined in C. */
+	*children = t->p != NULL ? t->p + k : NULL;
 	t->n = k;
 	return n - k;
 }

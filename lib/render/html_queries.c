@@ -529,6 +529,8 @@ html_queries_write(struct html_queries *h, FILE *fp)
 	write_head(h, fp);
 	render_loss_note(fp, &h->opt, 1, "<p id=\"lossy\" "
 	    "style=\"color:#b00000\">Warning: ", "</p>\n");
+	render_missing_note(fp, &h->opt, 1, "<p id=\"missing\" "
+	    "style=\"color:#b00000\">Note: ", "</p>\n");
 	h->drawn = 0;
 	for (i = 0; i < h->ntrees; i++)
 		if (write_tree(h, fp, &h->trees[i], total) != 0)

@@ -268,6 +268,8 @@ html_threads_write(struct html_threads *h, FILE *fp)
 	    "<span style=\"background:#bbb\"></span>waiting</div>\n",
 	    h->nlanes, t0 / 1e9, t1 / 1e9, h->left_out ?
 	    " (more threads left out)" : "");
+	render_missing_note(fp, &h->opt, 1, "<p id=\"missing\" "
+	    "style=\"color:#b00000\">Note: ", "</p>\n");
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 	    "height=\"%" PRIu32 "\">\n", LABEL_PX + WIDTH_PX + 20,
 	    (h->nlanes + 2) * ROW_PX);

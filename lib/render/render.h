@@ -29,7 +29,8 @@ struct render_options {
 	 * What the input lost, as its DIAG records say (NULL: nothing).  The
 	 * caller fills it in as it reads; a renderer looks at it in close(),
 	 * when the whole input has been read, and notes it under what it
-	 * drew (text, svg, html; csv and jsonl have no place for it).
+	 * drew (text, svg, html; csv and jsonl have no place for it), with
+	 * the notes of events the input lacked.
 	 */
 	const struct loss *loss;
 	const char *out;	/* -o: csv writes a file a table after it */
@@ -98,6 +99,24 @@ int render_note_keep(struct buf *notes, const struct stream_record *rec);
 /* Writes each kept note between `before` and `after`. */
 void render_notes_write(FILE *fp, const struct buf *notes, int markup,
     const char *before, const char *after);
+
+/* How many notes of missing events opt->loss holds (stream/loss.h). */
+size_t render_missing_count(const struct render_options *opt);
+
+/*
+ * Writes `before`, the message, `after` for each note that the input
+ * lacked the events a view needs ("vmem: the trace has no VirtualAlloc
+ * events ..."), as markup text when `markup`.  @return : 1 if it wrote.
+ */
+int render_missing_note(FILE *fp, const struct render_options *opt,
+    int markup, const char *before, const char *after);
+
+/*
+ * The same notes as SVG text centred on x, a line of line_h pixels each,
+ * the first below y.  @return : 1 if it wrote.
+ */
+int render_missing_svg(FILE *fp, const struct render_options *opt, int x,
+    int y, int line_h);
 
 extern const struct render_ops render_table_ops;
 extern const struct render_ops render_counts_ops;

@@ -528,6 +528,8 @@ write_timeline(struct render *rd)
 	fputs("</h1>\n", rd->fp);
 	render_loss_note(rd->fp, &rd->opt, 1, "<p id=\"lossy\" "
 	    "style=\"color:#b00000\">Warning: ", "</p>\n");
+	render_missing_note(rd->fp, &rd->opt, 1, "<p id=\"missing\" "
+	    "style=\"color:#b00000\">Note: ", "</p>\n");
 	fprintf(rd->fp, "<div id=\"note\">%zu processes shown, %zu "
 	    "left out (--max-depth, --min-percent); times in seconds from "
 	    "the start of the trace; click a row to fold its children. "

@@ -355,6 +355,8 @@ linechart_draw(struct linechart *lc, FILE *fp,
 	for (id = 1; id <= lc->keys.count; id++)
 		if (lc->series[id].rank < COLOURED)
 			line(lc, fp, id, t0, t1, vmax);
+	/* Why a trace without the events has an empty chart. */
+	render_missing_svg(fp, opt, (WIDTH - RIGHT + LEFT) / 2, HEIGHT / 2, 18);
 	fputs("</svg>\n", fp);
 	return ferror(fp) ? -1 : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * render_note.c - the notes every format writes beside what it draws:
- * that the input was lossy.  Kept apart from the table of formats
- * (render.c), which names the formats that use them.
+ * that the input was lossy, and that it lacked the events a view needs.
+ * Kept apart from the table of formats (render.c), which names the
+ * formats that use them.
  */
 #include <string.h>
 
@@ -70,4 +71,46 @@ render_notes_write(FILE *fp, const struct buf *notes, int markup,
 			fputs(p, fp);
 		fputs(after, fp);
 	}
+}
+
+size_t
+render_missing_count(const struct render_options *opt)
+{
+	return opt->loss != NULL ? opt->loss->nmissing : 0;
+}
+
+int
+render_missing_note(FILE *fp, const struct render_options *opt, int markup,
+    const char *before, const char *after)
+{
+	size_t i, n = render_missing_count(opt);
+
+	for (i = 0; i < n; i++) {
+		const char *m = opt->loss->missing[i];
+
+		fputs(before, fp);
+		if (markup)
+			markup_text(fp, m, strlen(m));
+		else
+			fputs(m, fp);
+		fputs(after, fp);
+	}
+	return n > 0;
+}
+
+int
+render_missing_svg(FILE *fp, const struct render_options *opt, int x, int y,
+    int line_h)
+{
+	char line[64];
+
+	if (render_missing_count(opt) == 0)
+		return 0;
+	snprintf(line, sizeof(line), "<tspan x=\"%d\" dy=\"%d\">Note: ", x,
+	    line_h);
+	fprintf(fp, "<text id=\"missing\" y=\"%d\" text-anchor=\"middle\" "
+	    "style=\"fill:#b00000\">", y);
+	render_missing_note(fp, opt, 1, line, "</tspan>");
+	fputs("</text>\n", fp);
+	return 1;
 }

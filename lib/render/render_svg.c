@@ -40,6 +40,7 @@
 #define CHAR_W		(0.59 * FONT_SIZE)	/* Verdana's average */
 #define TOP		66		/* title, subtitle, search box */
 #define BOTTOM		34		/* the details line */
+#define NOTE_H		18		/* a note of events the trace lacks */
 #define MIN_WIDTH	0.1		/* pixels */
 #define ROOT		0
 
@@ -475,14 +476,21 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	}
 	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" "
 	    "text-anchor=\"middle\">", WIDTH / 2);
-	put_total(fp, rd->total, unit);
-	if (stackrows_is_diff(rd->rows)) {
-		fputs(" against ", fp);
-		put_total(fp, stackrows_base_total(rd->rows), unit);
-		fputs(" in the base: red grew, blue shrank", fp);
+	/* Not "0 B in all" when the trace cannot say: the note says why. */
+	if (rd->total == 0 && render_missing_count(&rd->opt) > 0)
+		fputs("Nothing to draw: the trace lacks the events", fp);
+	else {
+		put_total(fp, rd->total, unit);
+		if (stackrows_is_diff(rd->rows)) {
+			fputs(" against ", fp);
+			put_total(fp, stackrows_base_total(rd->rows), unit);
+			fputs(" in the base: red grew, blue shrank", fp);
+		}
+		fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames "
+		    "too narrow to draw left out; click a frame to zoom",
+		    stackrows_count(rd->rows), left_out);
 	}
-	fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames too "
-	    "narrow to draw left out; click a frame to zoom</text>\n"
+	fprintf(fp, "</text>\n"
 	    "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"
 	    "Reset zoom</text>\n"
 	    "<foreignObject x=\"%d\" y=\"8\" width=\"230\" height=\"26\">"
@@ -492,8 +500,8 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 	    "</foreignObject>\n"
 	    "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 	    "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> "
-	    "</text>\n", stackrows_count(rd->rows), left_out, PAD,
-	    WIDTH - PAD - 230, PAD, height - 12, WIDTH - PAD, height - 12);
+	    "</text>\n", PAD, WIDTH - PAD - 230, PAD, height - 12,
+	    WIDTH - PAD, height - 12);
 }
 
 /*
@@ -594,7 +602,7 @@ static int
 draw(struct render *rd)
 {
 	uint32_t left_out = 0, deepest = 0, id;
-	unsigned height;
+	unsigned height, notes;
 
 	if (build(rd) != 0 || lay_out(rd) != 0)
 		return -1;
@@ -608,7 +616,9 @@ draw(struct render *rd)
 		if (f->shown && (change < 0 ? -change : change) > rd->max_change)
 			rd->max_change = change < 0 ? -change : change;
 	}
-	height = TOP + (deepest + 1) * FRAME_H + BOTTOM;
+	/* The notes of missing events go between the title and the frames. */
+	notes = (unsigned)render_missing_count(&rd->opt);
+	height = TOP + notes * NOTE_H + (deepest + 1) * FRAME_H + BOTTOM;
 	write_head(rd, height, left_out);
 	for (id = 0; id < nnodes(rd); id++)
 		if (node(rd, id)->shown)
@@ -616,6 +626,7 @@ draw(struct render *rd)
 	render_loss_note(rd->fp, &rd->opt, 1, "<text id=\"lossy\" x=\"50%\" "
 	    "y=\"60\" text-anchor=\"middle\" style=\"fill:#b00000\">"
 	    "Warning: ", "</text>\n");
+	render_missing_svg(rd->fp, &rd->opt, WIDTH / 2, TOP, NOTE_H);
 	fputs("</svg>\n", rd->fp);
 	return ferror(rd->fp) ? -1 : 0;
 }

@@ -652,6 +652,7 @@ table_close(struct render *rp)
 	/* A footer under the text; csv and jsonl have etlreport's warning. */
 	if (rp->text && rp->fp != NULL) {
 		render_loss_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
+		render_missing_note(rp->fp, &rp->opt, 0, "\nnote: ", "\n");
 		render_notes_write(rp->fp, &rp->notes, 0, "\nnote: ", "\n");
 	}
 	buf_release(&rp->notes);

@@ -35,9 +35,26 @@ add_kind(struct loss *l, const char *what, uint64_t count, uint64_t bytes)
 	l->kind[i].bytes += bytes;
 }
 
+/* Keeps a message of missing events once, however many inputs say it. */
+static void
+add_missing(struct loss *l, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < l->nmissing; i++)
+		if (strncmp(l->missing[i], text, LOSS_MISSING_LEN - 1) == 0)
+			return;
+	if (l->nmissing < LOSS_MISSING_MAX)
+		snprintf(l->missing[l->nmissing++], LOSS_MISSING_LEN, "%s",
+		    text);
+}
+
 int
 loss_add_diag(struct loss *l, const struct stream_diag *d)
 {
+	if (d->count > 0 &&
+	    strncmp(d->what, LOSS_MISSING, strlen(LOSS_MISSING)) == 0)
+		add_missing(l, d->what + strlen(LOSS_MISSING));
 	if (!loss_diag_is_loss(d))
 		return 0;
 	add_kind(l, d->what, d->count, d->bytes);
@@ -52,6 +69,8 @@ loss_add(struct loss *l, const struct loss *from)
 	for (i = 0; i < from->nkinds; i++)
 		add_kind(l, from->kind[i].what, from->kind[i].count,
 		    from->kind[i].bytes);
+	for (i = 0; i < from->nmissing; i++)
+		add_missing(l, from->missing[i]);
 	l->other += from->other;
 	l->other_bytes += from->other_bytes;
 	l->cut += from->cut;

@@ -9,9 +9,14 @@
  * out).  Tools pass DIAG records on, so that the last stage of a
  * pipeline still knows whether its table came from lossy input.
  *
+ * One kind of note is kept too: a DIAG record whose `what` begins with
+ * LOSS_MISSING says that the input lacked the events a view needs
+ * (etlagg writes it), so that etlreport shows it under the empty table.
+ *
  * A struct loss is plain data with a fixed size: no allocation, nothing
  * to free.  It keeps the first LOSS_KINDS kinds of loss by their text and
- * adds the rest up as "other problems".
+ * adds the rest up as "other problems", and the first LOSS_MISSING_MAX
+ * different notes of missing events.
  */
 #ifndef LOSS_H
 #define LOSS_H
@@ -25,6 +30,13 @@
 #define LOSS_WHAT_MAX	80
 /* The DIAG record's text for inputs that ended before their END. */
 #define LOSS_CUT	"inputs cut short or unreadable"
+/*
+ * What begins a DIAG note that the input lacks the events a view needs;
+ * the message follows ("vmem: the trace has no VirtualAlloc events ...").
+ */
+#define LOSS_MISSING	"note: missing: "
+#define LOSS_MISSING_MAX	4
+#define LOSS_MISSING_LEN	320
 
 struct loss {
 	struct {
@@ -34,18 +46,24 @@ struct loss {
 	size_t nkinds;
 	uint64_t other, other_bytes;	/* kinds past LOSS_KINDS */
 	uint64_t cut;			/* streams cut short or unreadable */
+	/* The messages of LOSS_MISSING notes, without the prefix. */
+	char missing[LOSS_MISSING_MAX][LOSS_MISSING_LEN];
+	size_t nmissing;
 };
 
 /* Whether a DIAG record reports loss rather than a note. */
 int loss_diag_is_loss(const struct stream_diag *d);
 
-/* Adds a DIAG record if it reports loss.  @return : 1 if it did, else 0. */
+/*
+ * Adds a DIAG record if it reports loss, or keeps its message if it is a
+ * LOSS_MISSING note.  @return : 1 if it reports loss, else 0.
+ */
 int loss_add_diag(struct loss *l, const struct stream_diag *d);
 
-/* Adds everything in `from`. */
+/* Adds everything in `from`, notes of missing events too. */
 void loss_add(struct loss *l, const struct loss *from);
 
-/* Whether anything was lost. */
+/* Whether anything was lost (a note of missing events is no loss). */
 int loss_any(const struct loss *l);
 
 /*

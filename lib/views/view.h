@@ -39,6 +39,16 @@ struct view_ops {
 	 * hands that word on after the option.
 	 */
 	const char *const *pair_options;
+	/*
+	 * The event kind (EV_*) without which it has nothing to count, and
+	 * what to say of an input of events that holds none: which events
+	 * the trace lacks, and which WPR profile of pipelines/rustc.wprp
+	 * records them.  etlagg says it once and writes it as a DIAG note
+	 * (LOSS_MISSING, stream/loss.h) for etlreport to show with the
+	 * table, whose figures the view leaves empty.  0 and NULL if none.
+	 */
+	int needs_kind;
+	const char *needs;
 	/* The names of the tables it writes and merges, NULL-terminated. */
 	const char *const *tables;
 	/*

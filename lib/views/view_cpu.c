@@ -1075,6 +1075,9 @@ cpu_destroy(struct view *v)
 
 const struct view_ops view_cpu_ops = {
 	.name = "cpu",
+	.needs_kind = EV_SAMPLE,
+	.needs = "the trace has no CPU samples; the Rustc profile of "
+	    "pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--merge] [--no-idle]",
 	.summary = "profile samples and CPU time by process, call stack, "

@@ -627,6 +627,10 @@ static const struct view_merge_spec merge_spec = {
 
 const struct view_ops view_heap_ops = {
 	.name = "heap",
+	.needs_kind = EV_HEAP,
+	.needs = "the trace has no Heap events, so no heap allocations to "
+	    "count; WPR's own Heap profile records them (pipelines/rustc.wprp "
+	    "takes heap snapshots instead: RustcHeap, for heapsnap)",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--merge]",
 	.summary = "heap allocations (Heap Trace Provider) outstanding and "

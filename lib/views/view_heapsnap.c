@@ -465,6 +465,9 @@ static const struct view_merge_spec merge_spec = {
 
 const struct view_ops view_heapsnap_ops = {
 	.name = "heapsnap",
+	.needs_kind = EV_HEAPSNAP,
+	.needs = "the trace has no heap snapshots; the RustcHeap profile of "
+	    "pipelines/rustc.wprp takes them",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--snapshot N | --diff A B] [--merge]",
 	.summary = "WPR heap snapshots: the snapshots, or the live blocks "

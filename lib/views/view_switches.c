@@ -263,6 +263,9 @@ switches_destroy(struct view *v)
 
 const struct view_ops view_switches_ops = {
 	.name = "switches",
+	.needs_kind = EV_CSWITCH,
+	.needs = "the trace has no CSwitch events, so no switches; "
+	    "the RustcWaits profile of pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "one row per switch-in, as WPA's CPU Usage (Precise) table",
 	.reader_flags = STREAM_KEEP_STACKS,

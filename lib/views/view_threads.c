@@ -11,6 +11,8 @@
  *	--by process	the same summed per process id and image
  *
  * --tid list keeps the rows of those threads; --from/--to clip the time.
+ * A trace without context switches gives the rows with their times and
+ * switches empty: unknown, not 0 (etlagg says why, view.h needs).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +124,7 @@ threads_finish(struct view *v, struct stream_writer *w)
 	size_t n = sched_count(v->s), i, kept;
 	struct sched_thread *t = malloc((n ? n : 1) * sizeof(*t));
 	int rc = 0, proc = v->by == BY_PROCESS;
+	int known = sched_stats(v->s)->switches > 0;
 
 	if (t == NULL)
 		return -1;
@@ -151,12 +154,17 @@ threads_finish(struct view *v, struct stream_writer *w)
 			c[k++] = (struct value){ .type = VAL_I64,
 			    .v.i = t[i].start_ns == INT64_MIN ? 0 :
 			    t[i].start_ns };
-		c[k++] = (struct value){ .type = VAL_U64,
-		    .v.u = t[i].running_ns };
-		c[k++] = (struct value){ .type = VAL_U64, .v.u = t[i].ready_ns };
-		c[k++] = (struct value){ .type = VAL_U64,
-		    .v.u = t[i].waiting_ns };
-		c[k++] = (struct value){ .type = VAL_U64, .v.u = t[i].switches };
+		/* Without switches the times are unknown, not 0: empty. */
+		if (known) {
+			c[k++] = (struct value){ .type = VAL_U64,
+			    .v.u = t[i].running_ns };
+			c[k++] = (struct value){ .type = VAL_U64,
+			    .v.u = t[i].ready_ns };
+			c[k++] = (struct value){ .type = VAL_U64,
+			    .v.u = t[i].waiting_ns };
+			c[k++] = (struct value){ .type = VAL_U64,
+			    .v.u = t[i].switches };
+		}
 		rc = stream_write_row(w, &row);
 	}
 	free(t);
@@ -174,6 +182,10 @@ threads_destroy(struct view *v)
 
 const struct view_ops view_threads_ops = {
 	.name = "threads",
+	.needs_kind = EV_CSWITCH,
+	.needs = "the trace has no CSwitch events, so no running, ready "
+	    "or waiting time; the RustcWaits profile of pipelines/rustc.wprp "
+	    "records them",
 	.usage = "[--by thread|process] [--from seconds] [--to seconds] "
 	    "[--tid list]",
 	.summary = "running, ready and waiting time per thread, from "

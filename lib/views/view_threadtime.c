@@ -299,6 +299,9 @@ threadtime_destroy(struct view *v)
 
 const struct view_ops view_threadtime_ops = {
 	.name = "threadtime",
+	.needs_kind = EV_CSWITCH,
+	.needs = "the trace has no CSwitch events, so no blocked time; "
+	    "the RustcWaits profile of pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--by stack] [--from seconds] [--to seconds] "
 	    "[--tid list]",
 	.summary = "CPU samples and blocked time in one tree by ns (Thread "

@@ -974,6 +974,10 @@ static const struct view_merge_spec merge_spec = {
 
 const struct view_ops view_vmem_ops = {
 	.name = "vmem",
+	.needs_kind = EV_VMEM,
+	.needs = "the trace has no VirtualAlloc events, so no committed "
+	    "memory to count; the Rustc profile of pipelines/rustc.wprp records "
+	    "them",
 	.usage = "[--addresses] [--by process|stack|function|module] "
 	    "[--weight outstanding|committed] [--at T | --from T --to T] "
 	    "[--timeline [--step MS]] [--merge]",

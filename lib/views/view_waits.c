@@ -344,6 +344,9 @@ waits_destroy(struct view *v)
 
 const struct view_ops view_waits_ops = {
 	.name = "waits",
+	.needs_kind = EV_CSWITCH,
+	.needs = "the trace has no CSwitch events, so no waits; the "
+	    "RustcWaits profile of pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--by stack|function|module|thread|reason] "
 	    "[--from seconds] [--to seconds] [--tid list]",
 	.summary = "blocked time by where threads waited, split into waiting "

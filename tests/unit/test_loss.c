@@ -66,11 +66,59 @@ test_bounded(void)
 	CHECK_EQ_INT(loss_format(&l, text, 1), 0);
 }
 
+/*
+ * A note of missing events is no loss, is kept once however many inputs
+ * say it, and goes with loss_add() like the rest.
+ */
+static void
+test_missing_notes(void)
+{
+	struct loss l = { 0 }, total = { 0 };
+	struct stream_diag d = diag(LOSS_MISSING "vmem: the trace has no "
+	    "VirtualAlloc events", 1, 0);
+	struct stream_diag other = diag(LOSS_MISSING "cpu: no samples", 1, 0);
+	struct stream_diag zero = diag(LOSS_MISSING "heap: none", 0, 0);
+
+	CHECK(!loss_diag_is_loss(&d));
+	CHECK_EQ_INT(loss_add_diag(&l, &d), 0);
+	CHECK_EQ_INT(loss_add_diag(&l, &d), 0);
+	CHECK_EQ_INT(loss_add_diag(&l, &zero), 0);
+	CHECK(!loss_any(&l));
+	CHECK_EQ_INT(l.nmissing, 1);
+	CHECK_EQ_STR(l.missing[0], "vmem: the trace has no VirtualAlloc "
+	    "events");
+	loss_add(&total, &l);
+	loss_add_diag(&total, &other);
+	loss_add(&total, &l);
+	CHECK_EQ_INT(total.nmissing, 2);
+	CHECK_EQ_STR(total.missing[1], "cpu: no samples");
+}
+
+/* Past LOSS_MISSING_MAX different notes, the rest are not kept. */
+static void
+test_missing_bounded(void)
+{
+	struct loss l = { 0 };
+	char what[64];
+	int i;
+
+	for (i = 0; i < LOSS_MISSING_MAX + 2; i++) {
+		struct stream_diag d;
+
+		snprintf(what, sizeof(what), "%sview %d", LOSS_MISSING, i);
+		d = diag(what, 1, 0);
+		loss_add_diag(&l, &d);
+	}
+	CHECK_EQ_INT(l.nmissing, LOSS_MISSING_MAX);
+}
+
 int
 main(void)
 {
 	RUN(test_notes_are_not_loss);
 	RUN(test_format_sums_kinds);
 	RUN(test_bounded);
+	RUN(test_missing_notes);
+	RUN(test_missing_bounded);
 	HARNESS_EXIT();
 }

@@ -1163,6 +1163,28 @@ test_html(void)
 	fclose(in);
 }
 
+/*
+ * A thread's first interval adopts from a thread with nothing pending,
+ * whose array is not yet made: no children, and no offset added to its
+ * NULL (clang's UBSan in make check-asan aborted on every profile).
+ */
+static void
+test_nest_adopt_empty(void)
+{
+	struct query_nest nest = { 0 };
+	const struct query_pending *kids = (const void *)&nest;
+	struct query_thread *t = query_nest_thread(&nest, 7, 1);
+
+	REQUIRE(t != NULL);
+	CHECK_EQ_INT(query_nest_adopt(t, 0, &kids), 0);
+	CHECK(kids == NULL);
+	CHECK_EQ_INT(query_nest_push(t, 5, 10, 1, 1), 0);
+	CHECK_EQ_INT(query_nest_adopt(t, 0, &kids), 1);
+	CHECK(kids != NULL && kids[0].node == 1);
+	CHECK_EQ_INT(query_nest_adopt(t, 0, &kids), 0);
+	query_nest_release(&nest);
+}
+
 int
 main(void)
 {
@@ -1184,5 +1206,6 @@ main(void)
 	RUN(test_chrome);
 	RUN(test_chrome_escapes);
 	RUN(test_html);
+	RUN(test_nest_adopt_empty);
 	HARNESS_EXIT();
 }

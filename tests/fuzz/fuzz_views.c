@@ -1,0 +1,193 @@
+/*
+ * fuzz_views.c - the code after the parsers: a stream read as etlagg
+ * reads it into every view, each view's tables written as etlagg writes
+ * them, then drawn in every etlreport format, and merged back into the
+ * view that made them (etlagg --merge).  The input stream itself is drawn
+ * in every format too (events, rustc queries).
+ *
+ * The first byte picks one more view with options (--by, --timeline,
+ * --diff, windows; see variants[]); the rest is the stream, which is read
+ * as it is if it starts like a zstd frame, and is otherwise taken as the
+ * records themselves and put into a frame first (as fuzz_stream does).
+ *
+ * Invariants beyond the sanitizers: a view never fails to write its
+ * tables into memory, a renderer never reports a write error into
+ * memory, and what a view wrote reads back.
+ */
+#include <zstd.h>
+
+#include "render/render.h"
+#include "stream/loss.h"
+#include "views/view.h"
+#include "fuzz.h"
+
+/* The views with options, one of which runs with the defaults of all. */
+static const char *const variants[][6] = {
+	{ "cpu", "--by=stack" }, { "cpu", "--by=function" },
+	{ "cpu", "--by=module", "--addresses" }, { "cpu", "--no-idle" },
+	{ "vmem", "--by=stack", "--weight=committed" }, { "vmem", "--timeline" },
+	{ "vmem", "--from=0", "--to=1" }, { "vmem", "--at=0.5" },
+	{ "heap", "--by=stack" }, { "heap", "--by=function" },
+	{ "heapsnap", "--by=stack" }, { "heapsnap", "--diff=1", "2" },
+	{ "threads", "--by=process" }, { "threads", "--tid=1,2,600" },
+	{ "waits", "--by=reason" }, { "waits", "--by=thread" },
+	{ "waits", "--by=function" }, { "switches", "--from=0", "--to=0.5" },
+	{ "threadtime", "--by=stack" }, { "processes" },
+};
+
+static const char *const formats[] = {
+	"text", "csv", "jsonl", "counts", "chrome", "folded", "svg", "html",
+};
+
+static FILE *devnull;
+
+static void
+quiet(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* Draws the stream in `data` in one format, as etlreport does. */
+static void
+render_one(const char *format, const void *data, size_t len)
+{
+	const struct render_format *fmt = render_find(format);
+	struct loss loss = { 0 };
+	struct render_options opt = { .loss = &loss, .warn = quiet };
+	struct stream_reader *r;
+	struct stream_record rec;
+	struct render *rd;
+
+	if (fmt == NULL)
+		fuzz_fail("no such format", format);
+	if ((r = stream_reader_new(fmt->ops->reader_flags)) == NULL ||
+	    (rd = fmt->ops->open(devnull, format, &opt)) == NULL)
+		abort();
+	stream_reader_open_mem(r, data, len, "fuzz.st");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		if (rec.type == REC_DIAG)
+			loss_add_diag(&loss, &rec.u.diag);
+		if (fmt->ops->record(rd, r, &rec) != 0)
+			fuzz_fail("a renderer failed on a record", format);
+	}
+	if (fmt->ops->close(rd) < 0)
+		fuzz_fail("a renderer failed to close", format);
+	stream_reader_free(r);
+}
+
+static void
+render_all(const void *data, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		render_one(formats[i], data, len);
+}
+
+/*
+ * Feeds the stream to a view made from argv, as etlagg does (DIAG and
+ * unknown records passed on), and its tables into `sink`.
+ */
+static void
+aggregate(const struct view_ops *ops, int argc, char **argv,
+    const void *data, size_t len, struct fuzz_sink *sink)
+{
+	struct stream_reader *r = stream_reader_new(ops->reader_flags);
+	struct stream_writer *w;
+	struct stream_record rec;
+	struct stream_end end = { 0 };
+	struct view *v;
+	int used;
+
+	if (r == NULL || (w = fuzz_sink_open(sink)) == NULL)
+		abort();
+	if (ops->field_kinds != 0)
+		stream_reader_fields_of(r, ops->field_kinds);
+	if ((v = ops->create(argc, argv, &used)) == NULL)
+		fuzz_fail("a view refused its options", argv[0]);
+	if (stream_write_header(w, "fuzz_views") != 0)
+		fuzz_fail("the writer failed on the header", NULL);
+	stream_reader_open_mem(r, data, len, "fuzz.st");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		if (ops->record(v, r, &rec) != 0)
+			fuzz_fail("a view failed on a record", ops->name);
+		if ((!stream_rec_known(rec.type) || rec.type == REC_DIAG) &&
+		    stream_write_record(w, &rec) != 0)
+			fuzz_fail("the writer refused a record the reader "
+			    "accepted", ops->name);
+	}
+	if (ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0)
+		fuzz_fail("a view failed to write its tables", ops->name);
+	ops->destroy(v);
+	stream_reader_free(r);
+	fuzz_sink_close(sink, w);
+}
+
+/* One view: its tables checked, drawn, and merged into the view again. */
+static void
+run_view(const struct view_ops *ops, int argc, char **argv, const void *data,
+    size_t len)
+{
+	struct fuzz_sink out, merged;
+
+	aggregate(ops, argc, argv, data, len, &out);
+	fuzz_check_stream(out.buf, out.len);
+	render_all(out.buf, out.len);
+	if (ops->tables != NULL) {
+		aggregate(ops, argc, argv, out.buf, out.len, &merged);
+		fuzz_check_stream(merged.buf, merged.len);
+		fuzz_sink_free(&merged);
+	}
+	fuzz_sink_free(&out);
+}
+
+static void
+run_all(uint8_t pick, const void *data, size_t len)
+{
+	const struct view_ops *ops;
+	const char *const *var = variants[pick % (sizeof(variants) /
+	    sizeof(variants[0]))];
+	char *argv[7] = { 0 };
+	int argc = 0;
+	size_t i;
+
+	for (i = 0; (ops = view_at(i)) != NULL; i++) {
+		argv[0] = (char *)ops->name;
+		argv[1] = NULL;
+		run_view(ops, 1, argv, data, len);
+	}
+	while (argc < 6 && var[argc] != NULL) {
+		argv[argc] = (char *)var[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	if ((ops = view_find(argv[0])) == NULL)
+		fuzz_fail("no such view", argv[0]);
+	run_view(ops, argc, argv, data, len);
+	render_all(data, len);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t cap, n;
+	void *frame;
+
+	if (size < 1)
+		return 0;
+	if (devnull == NULL && (devnull = fopen("/dev/null", "w")) == NULL)
+		abort();
+	if (stream_probe(data + 1, size - 1) || size - 1 > STREAM_FRAME_MAX) {
+		run_all(data[0], data + 1, size - 1);
+		return 0;
+	}
+	cap = ZSTD_compressBound(size - 1);
+	if ((frame = malloc(cap)) == NULL)
+		abort();
+	n = ZSTD_compress(frame, cap, data + 1, size - 1, 1);
+	if (ZSTD_isError(n))
+		abort();
+	run_all(data[0], frame, n);
+	free(frame);
+	return 0;
+}
