@@ -32,23 +32,10 @@ param(
 )
 
 $me = 'rustc-memory.ps1'
+. (Join-Path $PSScriptRoot 'common.ps1')
 $env:PATH = $env:PATH + [IO.Path]::PathSeparator +
     (Join-Path (Split-Path -Parent $PSScriptRoot) 'bin')
 
-function Fail([string] $Message) {
-	[Console]::Error.WriteLine("${me}: $Message")
-	exit 1
-}
-
-# Runs a tool and stops the script if it fails.
-function Invoke-Tool([string] $Tool, [string[]] $Arguments) {
-	& $Tool @Arguments
-	if ($LASTEXITCODE -ne 0) {
-		Fail "$Tool failed (exit status $LASTEXITCODE)"
-	}
-}
-
-. (Join-Path $PSScriptRoot 'notes.ps1')
 
 if (-not (Test-Path -LiteralPath $Trace -PathType Leaf)) {
 	Fail "${Trace}: no such file"

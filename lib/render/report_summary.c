@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
+#include "base/platform.h"
 #include "markup.h"
 #include "report_summary.h"
 
@@ -56,18 +56,6 @@ report_summary_free(struct report_summary *s)
 	free(s);
 }
 
-static char *
-copy(const char *p, size_t len)
-{
-	char *s = malloc(len + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, len);
-		s[len] = '\0';
-	}
-	return s;
-}
-
 static int
 col_of(const struct stream_table *t, const char *name)
 {
@@ -90,7 +78,7 @@ take_table(struct report_summary *s, const struct stream_table *t)
 		if (s->ncols > 0)
 			return 0;
 		for (i = 0; i < t->ncols && i < FIELDS_MAX; i++)
-			if ((s->names[s->ncols++] = copy(t->cols[i].name,
+			if ((s->names[s->ncols++] = platform_strndup(t->cols[i].name,
 			    strlen(t->cols[i].name))) == NULL)
 				return -1;
 		return 0;
@@ -138,7 +126,7 @@ take_row(struct report_summary *s, const struct stream_row *r)
 			len = value_format(&r->cells[i], cell, sizeof(cell));
 			if (len >= sizeof(cell))
 				len = sizeof(cell) - 1;
-			if ((s->cells[s->ntraces][i] = copy(cell, len)) == NULL)
+			if ((s->cells[s->ntraces][i] = platform_strndup(cell, len)) == NULL)
 				return -1;
 		}
 		s->ntraces++;

@@ -44,6 +44,7 @@
 
 #include "base/buf.h"
 #include "base/intern.h"
+#include "base/platform.h"
 #include "model/proctab.h"
 #include "model/sched.h"
 #include "model/vmem_map.h"
@@ -306,18 +307,6 @@ static const int fig_kcol[F_COUNT] = {
 	[F_WAITING] = K_WAIT
 };
 
-static char *
-dup_str(const char *s, size_t len)
-{
-	char *d = malloc(len + 1);
-
-	if (d != NULL) {
-		memcpy(d, s, len);
-		d[len] = '\0';
-	}
-	return d;
-}
-
 static void
 crow_release(struct crow *c)
 {
@@ -362,7 +351,7 @@ set_str(char **dst, const struct value *val)
 	if (*dst != NULL)
 		return 0;
 	*dst = val != NULL && val->type == VAL_STR ?
-	    dup_str(val->v.s.ptr, val->v.s.len) : dup_str("", 0);
+	    platform_strndup(val->v.s.ptr, val->v.s.len) : platform_strndup("", 0);
 	return *dst != NULL ? 0 : -1;
 }
 
@@ -677,20 +666,20 @@ trace_rows(struct view *v)
 		c->start_utc = p->start_utc;
 		c->instances = 1;
 		s = proctab_str(v->pt, p->image, &len);
-		if ((c->image = dup_str(s, len)) == NULL)
+		if ((c->image = platform_strndup(s, len)) == NULL)
 			goto oom;
 		s = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &len) : "";
 		if (p->cmdline == 0)
 			len = 0;
 		crate = proctab_crate(s, len, &clen);
 		parse_cmdline(s, len, type, opt, incr, sizeof(type));
-		if ((c->cmdline = dup_str(s, len)) == NULL ||
-		    (c->crate = dup_str(crate != NULL ? crate : "",
+		if ((c->cmdline = platform_strndup(s, len)) == NULL ||
+		    (c->crate = platform_strndup(crate != NULL ? crate : "",
 		    clen)) == NULL ||
-		    (c->crate_type = dup_str(type, strlen(type))) == NULL ||
-		    (c->opt_level = dup_str(crate != NULL ? opt : "",
+		    (c->crate_type = platform_strndup(type, strlen(type))) == NULL ||
+		    (c->opt_level = platform_strndup(crate != NULL ? opt : "",
 		    crate != NULL ? strlen(opt) : 0)) == NULL ||
-		    (c->incremental = dup_str(crate != NULL ? incr : "",
+		    (c->incremental = platform_strndup(crate != NULL ? incr : "",
 		    crate != NULL ? strlen(incr) : 0)) == NULL)
 			goto oom;
 		if (p->start_ns != NO_TIME && p->end_ns != NO_TIME)
