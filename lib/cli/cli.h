@@ -44,7 +44,7 @@ struct progress *cli_progress(void);
 /* "prog: message" on stderr. */
 void cli_warn(const char *fmt, ...);
 /* "prog: message" on stderr, then exit(status). */
-void cli_fatal(int status, const char *fmt, ...);
+_Noreturn void cli_fatal(int status, const char *fmt, ...);
 
 /*
  * Opens the output: `path`, or stdout when NULL or "-".  A binary output

@@ -81,7 +81,7 @@ cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void
+_Noreturn void
 cli_fatal(int status, const char *fmt, ...)
 {
 	va_list ap;
