@@ -47,7 +47,7 @@ render_note_keep(struct buf *notes, const struct stream_record *rec)
 	if ((len = strlen(what)) > RENDER_NOTE_LEN)
 		len = RENDER_NOTE_LEN;
 	p = (const char *)notes->data;
-	end = p + notes->len;
+	end = p != NULL ? p + notes->len : NULL;	/* no offset to NULL */
 	for (; p != NULL && p < end; p += strlen(p) + 1, n++)
 		if ((strlen(p) == len && memcmp(p, what, len) == 0) ||
 		    n == RENDER_NOTES_MAX)
@@ -61,7 +61,8 @@ void
 render_notes_write(FILE *fp, const struct buf *notes, int markup,
     const char *before, const char *after)
 {
-	const char *p = (const char *)notes->data, *end = p + notes->len;
+	const char *p = (const char *)notes->data;
+	const char *end = p != NULL ? p + notes->len : NULL;
 
 	for (; p != NULL && p < end; p += strlen(p) + 1) {
 		fputs(before, fp);

@@ -783,7 +783,7 @@ static void
 write_tab_notes(struct render *rd, enum tab tab)
 {
 	const char *p = (const char *)rd->notes.data;
-	const char *end = p + rd->notes.len;
+	const char *end = p != NULL ? p + rd->notes.len : NULL;
 	size_t k;
 
 	for (; p != NULL && p < end; p += strlen(p) + 1)
@@ -904,7 +904,7 @@ write_page(struct render *rd)
 		    tabs[t].id);
 		if (t == TAB_SUMMARY) {
 			const char *p = (const char *)rd->notes.data;
-			const char *end = p + rd->notes.len;
+			const char *end = p != NULL ? p + rd->notes.len : NULL;
 
 			fputs("<h2>Machine and trace</h2>\n", rd->fp);
 			report_summary_write(rd->summary, rd->fp);
