@@ -200,6 +200,31 @@ floor_div(int64_t a, int64_t b)
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
+/*
+ * a + b and a - b, held at the ends of int64 instead of overflowing: the
+ * times of a hostile stream are any int64 (fuzz_views), a profile's
+ * never come near.
+ */
+static int64_t
+add_sat(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+static int64_t
+sub_sat(int64_t a, int64_t b)
+{
+	if (b < 0 && a > INT64_MAX + b)
+		return INT64_MAX;
+	if (b > 0 && a < INT64_MIN + b)
+		return INT64_MIN;
+	return a - b;
+}
+
 static void
 write_interval(struct render *rd, const struct query_event *q)
 {
@@ -212,9 +237,9 @@ write_interval(struct render *rd, const struct query_event *q)
 	put_lit(b, ",\"cat\":");
 	json_string(b, q->kind_name, strlen(q->kind_name));
 	put_lit(b, ",\"ph\":\"X\",\"ts\":");
-	put_i64(b, floor_div(rd->epoch_ns + q->start, 1000));
+	put_i64(b, floor_div(add_sat(rd->epoch_ns, q->start), 1000));
 	put_lit(b, ",\"dur\":");
-	put_i64(b, (q->end - q->start) / 1000);
+	put_i64(b, sub_sat(q->end, q->start) / 1000);
 	put_lit(b, ",\"pid\":");
 	put_i64(b, q->pid);
 	put_lit(b, ",\"tid\":");
@@ -286,11 +311,25 @@ close_section(struct render *rd)
 	rd->profile = 0;
 }
 
+/*
+ * Unix ns of a FILETIME; 0, as for no start, when int64 cannot hold it
+ * (years past 2262 or before 1678: only a hostile stream says so).
+ */
+static int64_t
+unix_ns(uint64_t filetime)
+{
+	int64_t d;
+
+	if (filetime == 0 || filetime > (uint64_t)INT64_MAX)
+		return 0;
+	d = (int64_t)filetime - (int64_t)FILETIME_UNIX_EPOCH;
+	return d > INT64_MAX / 100 || d < INT64_MIN / 100 ? 0 : d * 100;
+}
+
 static void
 begin_trace(struct render *rd, const struct stream_trace *t)
 {
-	rd->epoch_ns = t->start_utc == 0 ? 0 :
-	    ((int64_t)t->start_utc - (int64_t)FILETIME_UNIX_EPOCH) * 100;
+	rd->epoch_ns = unix_ns(t->start_utc);
 	if (strcmp(t->format, "mm_profdata") == 0)
 		rd->profile = 1;
 }

@@ -292,6 +292,17 @@ bar_end(const struct proc_row *p, int64_t t0, int64_t t1)
 }
 
 /*
+ * to - from as a double: the times of a hostile tree table are any
+ * int64, whose difference may not be one (fuzz_views); those of a trace
+ * are far below 2^53, where this is exact.
+ */
+static double
+ns_between(int64_t from, int64_t to)
+{
+	return (double)to - (double)from;
+}
+
+/*
  * Marks the rows to show: within --max-depth, and lasting at least
  * --min-percent of the span or with a kept row under them.  Rows are in
  * tree order, so walking back, a row's descendants come before it.
@@ -322,7 +333,7 @@ choose(struct render *rd, int64_t t0, int64_t t1, size_t *left_out)
 		}
 		p[i].keep = (rd->opt.max_depth == 0 ||
 		    p[i].depth < (uint64_t)rd->opt.max_depth) &&
-		    (kids || 100.0 * (double)(b - a) / (double)(t1 - t0) >=
+		    (kids || 100.0 * ns_between(a, b) / ns_between(t0, t1) >=
 		    rd->opt.min_percent);
 		below[p[i].depth] |= p[i].keep;
 		if (!p[i].keep)
@@ -389,7 +400,7 @@ static const char script[] =
 
 /* "12.345678 s" from ns. */
 static void
-put_seconds(FILE *fp, int64_t ns)
+put_seconds(FILE *fp, double ns)
 {
 	fprintf(fp, "%.6f s", (double)ns / 1e9);
 }
@@ -428,7 +439,7 @@ write_tooltip(const struct render *rd, const struct proc_row *p)
 	}
 	if (p->has_start && p->has_end) {
 		fputs(", duration: ", fp);
-		put_seconds(fp, p->end - p->start);
+		put_seconds(fp, ns_between(p->start, p->end));
 	}
 	if (p->has_exit)
 		fprintf(fp, "&#10;exit status: %" PRId64 " (0x%" PRIx64 ")",
@@ -444,7 +455,7 @@ write_row(const struct render *rd, const struct proc_row *p, int64_t t0,
 	const char *image = (const char *)rd->texts.data + p->image;
 	int64_t a = p->has_start ? p->start : t0;
 	int64_t b = bar_end(p, t0, t1);
-	double span_ns = (double)(t1 - t0);
+	double span_ns = ns_between(t0, t1);
 	char color[24];
 	int open_end = p->fate == ENDS_RUNNING ||
 	    (p->fate == ENDS_EXITED && !p->has_end);
@@ -467,13 +478,13 @@ write_row(const struct render *rd, const struct proc_row *p, int64_t t0,
 	    "background:%s\"></div>", p->pid,
 	    p->has_start ? "" : " before", open_end ? " after" : "",
 	    p->has_exit && p->exit_status != 0 ? " failed" : "",
-	    100.0 * (double)(a - t0) / span_ns,
-	    100.0 * (double)(b - a) / span_ns, color);
+	    100.0 * ns_between(t0, a) / span_ns,
+	    100.0 * ns_between(a, b) / span_ns, color);
 	/* Its end is not known: a faint tail from where it was last seen. */
 	if (p->fate == ENDS_UNKNOWN && b < t1)
 		fprintf(rd->fp, "<div class=\"tail\" style=\"left:%.4f%%;"
-		    "width:%.4f%%\"></div>", 100.0 * (double)(b - t0) /
-		    span_ns, 100.0 * (double)(t1 - b) / span_ns);
+		    "width:%.4f%%\"></div>", 100.0 * ns_between(t0, b) /
+		    span_ns, 100.0 * ns_between(b, t1) / span_ns);
 	fputs("</div></div>\n", rd->fp);
 }
 
@@ -495,11 +506,17 @@ write_axis(const struct render *rd, int64_t t0, int64_t t1)
 {
 	double s0 = (double)t0 / 1e9, s1 = (double)t1 / 1e9;
 	double step = tick_step(s1 - s0), t;
+	int n = 0;
 
 	fputs("<div id=\"axis\"><div class=\"label\">process (pid)</div>"
 	    "<div class=\"track\">", rd->fp);
-	/* The last tick would not have room for its label. */
-	for (t = ceil(s0 / step) * step; t <= s1 - step / 2; t += step)
+	/*
+	 * The last tick would not have room for its label.  A span of a
+	 * few ns far from 0 (a hostile table) has a step below the
+	 * precision of t: the count of ticks ends the loop then.
+	 */
+	for (t = ceil(s0 / step) * step; t <= s1 - step / 2 &&
+	    n++ < 100 * TICKS; t += step)
 		fprintf(rd->fp, "<span class=\"tick\" style=\"left:%.4f%%\">"
 		    "%g s</span>", 100.0 * (t - s0) / (s1 - s0), t);
 	fputs("</div></div>\n", rd->fp);
