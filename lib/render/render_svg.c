@@ -481,12 +481,13 @@ write_head(struct render *rd, unsigned height, uint32_t left_out)
 		fputs("Nothing to draw: the trace lacks the events", fp);
 	else {
 		put_total(fp, rd->total, unit);
+		fputs(" in all", fp);
 		if (stackrows_is_diff(rd->rows)) {
 			fputs(" against ", fp);
 			put_total(fp, stackrows_base_total(rd->rows), unit);
-			fputs(" in the base: red grew, blue shrank", fp);
+			fputs(" in the base (red grew, blue shrank)", fp);
 		}
-		fprintf(fp, " in all, %" PRIu32 " stacks; %" PRIu32 " frames "
+		fprintf(fp, ", %" PRIu32 " stacks; %" PRIu32 " frames "
 		    "too narrow to draw left out; click a frame to zoom",
 		    stackrows_count(rd->rows), left_out);
 	}

@@ -60,7 +60,7 @@ red=$(grep -o 'fill=&quot;rgb(255,[0-9]*,[0-9]*)&quot;' "$tmp/cpu" |
 blue=$(grep -o 'fill=&quot;rgb([0-9]*,[0-9]*,255)&quot;' "$tmp/cpu" |
     grep -vc 'rgb(255,255,255)')
 if [ "$red" -gt 0 ] && [ "$blue" -gt 0 ] &&
-    grep -q 'in the base: red grew, blue shrank' "$tmp/cpu"; then
+    grep -q 'in the base (red grew, blue shrank)' "$tmp/cpu"; then
 	pass report-diff-flame-graph
 else
 	fail report-diff-flame-graph "$red red, $blue blue frames"
