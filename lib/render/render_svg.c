@@ -528,8 +528,12 @@ change_color(const struct render *rd, const struct node *f, char out[24])
 {
 	double change = (double)f->value - (double)f->base;
 	double t = rd->max_change > 0 ? change / rd->max_change : 0;
+	unsigned pale;
+
+	if (t > 1 || t < -1)	/* no frame drawn changed more, but be sure */
+		t = t > 0 ? 1 : -1;
 	/* Any change is tinted: white is for none. */
-	unsigned pale = (unsigned)(230 - 190 * (t < 0 ? -t : t) + 0.5);
+	pale = (unsigned)(230 - 190 * (t < 0 ? -t : t) + 0.5);
 
 	if (change > 0)
 		snprintf(out, 24, "rgb(255,%u,%u)", pale, pale);
@@ -610,7 +614,7 @@ draw(struct render *rd)
 	/* Empty tables give a picture without frames. */
 	if (rd->total > 0)
 		deepest = choose(rd, &left_out);
-	for (id = 1; id < nnodes(rd); id++) {
+	for (id = 0; id < nnodes(rd); id++) {	/* the root is drawn too */
 		const struct node *f = node(rd, id);
 		double change = (double)f->value - (double)f->base;
 
