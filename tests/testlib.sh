@@ -107,6 +107,10 @@ wine_start() {
 	wineserver=$(command -v wineserver 2>/dev/null ||
 	    echo /usr/lib/wine/wineserver)
 	if [ -x "$wineserver" ]; then
+		# The server of the test before, stopped at its end, may
+		# still be going away: wait until it has, then start ours.
+		"$wineserver" -k 2>/dev/null
+		"$wineserver" -w 2>/dev/null
 		"$wineserver" -p 2>/dev/null
 		trap '"$wineserver" -k 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 	fi
