@@ -74,11 +74,12 @@ grep -q 'recorded on different machines or systems.*: cpus' "$tmp/o.html" &&
     fail report-diff-other-machine "no warning of another machine"
 
 # The PowerShell twin writes the same page.
-if ! command -v pwsh >/dev/null 2>&1; then
+pwsh=$(command -v pwsh 2>/dev/null || echo "$HOME/.dotnet/tools/pwsh")
+if [ ! -x "$pwsh" ]; then
 	skip report-diff-ps1 "no pwsh (sh .ci/pwsh.sh installs PowerShell 7)"
 	exit 0
 fi
-(cd "$tmp" && pwsh -NoProfile -NonInteractive -File \
+(cd "$tmp" && "$pwsh" -NoProfile -NonInteractive -File \
     "$top/pipelines/rustc-report.ps1" -Baseline "$tmp/old.etl" \
     -Out "$tmp/p.html" "$tmp/new.etl" >/dev/null 2>&1)
 same_file report-diff-ps1 "$tmp/p.html" "$tmp/d.html"
