@@ -284,3 +284,22 @@ value_format_pdb_key(const unsigned char g[16], uint32_t age, char out[41])
 	    g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6],
 	    g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15], age);
 }
+
+double
+value_number(const struct value *val)
+{
+	switch (val->type) {
+	case VAL_I64:
+	case VAL_NS:
+		return (double)val->v.i;
+	case VAL_F64:
+		return val->v.f;
+	case VAL_U64:
+	case VAL_HEX:
+	case VAL_UTC:
+	case VAL_BOOL:
+		return (double)val->v.u;
+	default:
+		return 0;
+	}
+}

@@ -53,6 +53,12 @@ const char *value_type_name(enum value_type type);
  */
 size_t value_format(const struct value *val, char *buf, size_t cap);
 
+/*
+ * A number's value as a double, for sums and comparisons of table cells:
+ * 0 for an empty cell and for text, GUIDs and bytes.
+ */
+double value_number(const struct value *val);
+
 /* Formats a 16-byte Windows GUID as 8-4-4-4-12 lower-case hex into buf[37]. */
 void value_format_guid(const unsigned char guid[16], char buf[37]);
 

@@ -93,21 +93,6 @@ take_table(struct report_summary *s, const struct stream_table *t)
 	return 0;
 }
 
-static double
-number(const struct value *v)
-{
-	switch (v->type) {
-	case VAL_I64:
-		return (double)v->v.i;
-	case VAL_U64:
-		return (double)v->v.u;
-	case VAL_F64:
-		return v->v.f;
-	default:
-		return 0;
-	}
-}
-
 static int
 take_row(struct report_summary *s, const struct stream_row *r)
 {
@@ -132,8 +117,8 @@ take_row(struct report_summary *s, const struct stream_row *r)
 		s->ntraces++;
 	} else if (s->seen_diff && !s->done_diff && r->table == s->diff_table &&
 	    (size_t)s->base_col < r->ncells && (size_t)s->new_col < r->ncells) {
-		s->base_samples += number(&r->cells[s->base_col]);
-		s->new_samples += number(&r->cells[s->new_col]);
+		s->base_samples += value_number(&r->cells[s->base_col]);
+		s->new_samples += value_number(&r->cells[s->new_col]);
 	}
 	return 0;
 }

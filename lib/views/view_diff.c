@@ -323,22 +323,6 @@ free_cells(const struct dtable *t, struct value *cells)
 	free(cells);
 }
 
-static double
-number(const struct value *v)
-{
-	switch (v->type) {
-	case VAL_I64:
-	case VAL_NS:
-		return (double)v->v.i;
-	case VAL_F64:
-		return v->v.f;
-	case VAL_NULL:
-		return 0;
-	default:
-		return (double)v->v.u;
-	}
-}
-
 /* Appends the text of the key columns of `cells` to buf. */
 static size_t
 key_text(const struct dtable *t, const struct value *cells, char *buf,
@@ -368,8 +352,8 @@ static int
 cmp_start(const struct ranked *a, const struct ranked *b)
 {
 	const struct dtable *t = a->t;
-	double x = t->order >= 0 ? number(&t->raw[a->row][t->order]) : 0;
-	double y = t->order >= 0 ? number(&t->raw[b->row][t->order]) : 0;
+	double x = t->order >= 0 ? value_number(&t->raw[a->row][t->order]) : 0;
+	double y = t->order >= 0 ? value_number(&t->raw[b->row][t->order]) : 0;
 
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -415,7 +399,7 @@ keep_row(struct dtable *t, const char *key, size_t len, struct value *cells)
 		if (t->cols[i].role != COUNTED || cells[i].type == VAL_NULL)
 			continue;
 		if (sum->type == VAL_F64)
-			sum->v.f += number(&cells[i]);
+			sum->v.f += value_number(&cells[i]);
 		else if (sum->type == VAL_I64)
 			sum->v.i += cells[i].v.i;
 		else if (sum->type == VAL_U64)
@@ -432,8 +416,8 @@ cmp_threads(const void *pa, const void *pb)
 {
 	const struct ranked *a = pa, *b = pb;
 	const struct dtable *t = a->t;
-	double p = number(&t->raw[a->row][t->pid]);
-	double q = number(&t->raw[b->row][t->pid]);
+	double p = value_number(&t->raw[a->row][t->pid]);
+	double q = value_number(&t->raw[b->row][t->pid]);
 	int c = strcmp(a->key, b->key);
 
 	if (c != 0)
@@ -449,7 +433,7 @@ same_process(const struct ranked *a, const struct ranked *b)
 	const struct dtable *t = a->t;
 
 	return strcmp(a->key, b->key) == 0 &&
-	    number(&t->raw[a->row][t->pid]) == number(&t->raw[b->row][t->pid]);
+	    value_number(&t->raw[a->row][t->pid]) == value_number(&t->raw[b->row][t->pid]);
 }
 
 struct group {
@@ -492,7 +476,7 @@ number_threads(struct ranked *rk, size_t n, unsigned *pnth, unsigned *tnth)
 	for (i = 0; i < n; i++) {
 		if (i == 0 || !same_process(&rk[i], &rk[i - 1]))
 			g[ng++] = (struct group){ i, t->order >= 0 ?
-			    number(&t->raw[rk[i].row][t->order]) : 0,
+			    value_number(&t->raw[rk[i].row][t->order]) : 0,
 			    rk[i].key, 0 };
 		of[i] = ng - 1;
 		tnth[i] = (unsigned)(i - g[ng - 1].first);
@@ -604,7 +588,7 @@ total_of(const struct dtable *t, int col)
 	uint32_t i;
 
 	for (i = 0; col >= 0 && i < t->keys.count; i++)
-		sum += number(&t->rows[i][col]);
+		sum += value_number(&t->rows[i][col]);
 	return sum;
 }
 
@@ -675,7 +659,7 @@ write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
 		struct value none = { VAL_NULL, { 0 } };
 		const struct value *b = o->base ? &o->base[i] : &none;
 		const struct value *x = o->input ? &o->input[i] : &none;
-		double delta = number(x) - number(b);
+		double delta = value_number(x) - value_number(b);
 
 		if (c->role != COUNTED) {
 			cells[n++] = shown[i];
@@ -695,23 +679,23 @@ write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
 			cells[n] = (struct value){ VAL_F64, { .f = delta } };
 		else
 			cells[n] = (struct value){ c->type == VAL_NS ? VAL_NS :
-			    VAL_I64, { .i = (int64_t)number(x) -
-			    (int64_t)number(b) } };
+			    VAL_I64, { .i = (int64_t)value_number(x) -
+			    (int64_t)value_number(b) } };
 		n++;
 		if (!has_pct(c))
 			continue;
 		if (b->type != VAL_NULL && x->type != VAL_NULL &&
-		    number(b) != 0)
+		    value_number(b) != 0)
 			cells[n] = (struct value){ VAL_F64,
-			    { .f = 100.0 * delta / fabs(number(b)) } };
+			    { .f = 100.0 * delta / fabs(value_number(b)) } };
 		else
 			cells[n].type = VAL_NULL;
 		n++;
 	}
 	if (t->samples >= 0)
 		cells[n++] = (struct value){ VAL_BOOL, { .u = within_noise(
-		    o->base ? number(&o->base[t->samples]) : 0,
-		    o->input ? number(&o->input[t->samples]) : 0, A, B) } };
+		    o->base ? value_number(&o->base[t->samples]) : 0,
+		    o->input ? value_number(&o->input[t->samples]) : 0, A, B) } };
 	return stream_write_row(w, &r);
 }
 
@@ -748,8 +732,8 @@ join(const struct dtable *in, const struct dtable *base, struct out_row *o)
 			    len, 0 };
 	}
 	for (i = 0; i < n && in->weight >= 0; i++)
-		o[i].delta = (o[i].input ? number(&o[i].input[in->weight]) : 0) -
-		    (o[i].base ? number(&o[i].base[in->weight]) : 0);
+		o[i].delta = (o[i].input ? value_number(&o[i].input[in->weight]) : 0) -
+		    (o[i].base ? value_number(&o[i].base[in->weight]) : 0);
 	qsort(o, n, sizeof(*o), cmp_out);
 	return n;
 }
