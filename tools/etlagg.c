@@ -455,6 +455,26 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
 	return status;
 }
 
+/*
+ * Makes the view that vs names in av, with what merges it in its place
+ * under --merge.  @return : 0, or -1 when its create() failed (errno
+ * says why, and it said why unless for memory).
+ */
+static int
+start_view(struct aggview *av, struct vspec *vs)
+{
+	int used;
+
+	av->ops = vs->ops;
+	av->merge = vs->merge;
+	if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) == NULL)
+		return -1;
+	if (vs->merge && vs->ops->merge != NULL &&
+	    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	return 0;
+}
+
 /* Writes a view's tables, or its merged tables with --merge. */
 static int
 write_tables(struct aggview *av, struct stream_writer *w)
@@ -519,7 +539,7 @@ read_base(struct args *a, struct aggregation *main_agg)
 	const char *base = NULL;
 	unsigned flags = 0;
 	FILE *diags;
-	int i, n = 0, used, status;
+	int i, n = 0, status;
 
 	for (i = 0; i < a->nviews; i++)
 		if (a->views[i].diff != NULL) {
@@ -537,16 +557,11 @@ read_base(struct args *a, struct aggregation *main_agg)
 
 		if (vs->diff == NULL)
 			continue;
+		/* Its arguments were taken once already: only memory fails. */
 		if ((main_agg->views[i].dd = view_diff_new()) == NULL ||
-		    (av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) ==
-		    NULL)
+		    start_view(av, vs) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		av->ops = vs->ops;
-		av->merge = vs->merge;
 		av->dd = main_agg->views[i].dd;
-		if (vs->merge && vs->ops->merge != NULL &&
-		    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
-			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		flags |= vs->ops->reader_flags & ~LESS_FLAGS;
 		n++;
 	}
@@ -650,7 +665,7 @@ main(int argc, char *argv[])
 	struct stream_writer *w;
 	unsigned flags = 0, less = LESS_FLAGS;
 	uint32_t kinds = 0;
-	int status = CLI_OK, i, used, all_kinds = 0;
+	int status = CLI_OK, i, all_kinds = 0;
 	FILE *fp;
 
 	cli_init(argv[0]);
@@ -662,10 +677,7 @@ main(int argc, char *argv[])
 		struct aggview *av = &agg.views[i];
 
 		errno = 0;
-		av->ops = vs->ops;
-		av->merge = vs->merge;
-		if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) ==
-		    NULL) {
+		if (start_view(av, vs) != 0) {
 			if (errno == ENOMEM)
 				cli_fatal(CLI_DATA_ERROR, "out of memory");
 			if (errno == EIO)
@@ -674,9 +686,6 @@ main(int argc, char *argv[])
 		}
 		if (i > 0 && (av->passed = holdback_new(PASSED_MEM_MAX)) ==
 		    NULL)
-			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		if (vs->merge && vs->ops->merge != NULL &&
-		    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
 		/*
 		 * The reader keeps what any of the views needs, and leaves
