@@ -4,9 +4,12 @@
 # change that must not change what a user sees (a refactor, a faster
 # decoder, a new stream format).
 #
-# Compared: etlcat's stream (decompressed) and summary, every etlagg
-# view in text, CSV and JSON Lines, and the folded, svg and html outputs of
-# the stack and tree tables, on testdata/sample.etl, the test profile,
+# Compared: etlcat's summary, every event it writes (etlreport's JSON
+# Lines and text of the whole stream, which show every field), every
+# etlagg view in text, CSV and JSON Lines, and the folded, svg and html
+# outputs of the stack and tree tables, each side's tools reading its own
+# etlcat's stream, so that a change of the stream format is compared by
+# what users see; on testdata/sample.etl, the test profile,
 # an etlsynth trace of each pointer size, and every trace and profile of
 # the corpus (../shared/corpus) when it is there.  Stderr is compared too.
 #
@@ -53,13 +56,16 @@ find "$corpus/selfprofile" -name '*.mm_profdata' 2>/dev/null | sort \
 
 same=0 different=0
 # compare NAME CMD...: runs CMD with the old and the new tools first on
-# PATH, and compares stdout, stderr and the exit status.
+# PATH (and ST naming that side's stream of the input), and compares
+# stdout, stderr and the exit status.
 compare() {
 	name=$1
 	shift
-	PATH="$old/bin:$PATH" "$@" >"$work/a.out" 2>"$work/a.err"
+	ST=$work/old.st PATH="$old/bin:$PATH" "$@" >"$work/a.out" \
+	    2>"$work/a.err"
 	a=$?
-	PATH="$top/bin:$PATH" "$@" >"$work/b.out" 2>"$work/b.err"
+	ST=$work/new.st PATH="$top/bin:$PATH" "$@" >"$work/b.out" \
+	    2>"$work/b.err"
 	b=$?
 	if [ $a = $b ] && cmp -s "$work/a.out" "$work/b.out" &&
 	    cmp -s "$work/a.err" "$work/b.err"; then
@@ -74,27 +80,35 @@ views="stats sysconfig processes tree cpu queries querystacks vmem heap
 heapsnap threads waits switches threadtime images"
 while read -r in; do
 	base=${in##*/}
-	compare "$base etlcat" sh -c 'etlcat -v "$1" | zstd -dc' - "$in"
-	PATH="$top/bin:$PATH" etlcat -q -o "$work/in.st" "$in" 2>/dev/null
+	compare "$base etlcat" sh -c 'etlcat -v "$1" >/dev/null' - "$in"
+	PATH="$old/bin:$PATH" etlcat -q -o "$work/old.st" "$in" 2>/dev/null
+	PATH="$top/bin:$PATH" etlcat -q -o "$work/new.st" "$in" 2>/dev/null
+	for f in jsonl text; do
+		compare "$base events -f $f" sh -c 'etlreport -q -f "$1" "$ST"' \
+		    - "$f"
+	done
 	for v in $views; do
 		for f in text csv jsonl; do
 			compare "$base $v -f $f" sh -c \
-			    'etlagg -q "$2" "$1" | etlreport -f "$3"' - \
-			    "$work/in.st" "$v" "$f"
+			    'etlagg -q "$1" "$ST" | etlreport -f "$2"' - \
+			    "$v" "$f"
 		done
 	done
 	for f in folded svg; do
 		compare "$base cpu --by stack -f $f" sh -c \
-		    'etlagg -q cpu --by stack "$1" | etlreport -f "$2"' - \
-		    "$work/in.st" "$f"
+		    'etlagg -q cpu --by stack "$ST" | etlreport -f "$1"' - "$f"
 		compare "$base querystacks -f $f" sh -c \
-		    'etlagg -q querystacks "$1" | etlreport -f "$2"' - \
-		    "$work/in.st" "$f"
+		    'etlagg -q querystacks "$ST" | etlreport -f "$1"' - "$f"
 	done
 	compare "$base tree -f html" sh -c \
-	    'etlagg -q tree "$1" | etlreport -f html' - "$work/in.st"
-	compare "$base queries -f html" sh -c \
-	    'etlreport -f html "$1"' - "$work/in.st"
+	    'etlagg -q tree "$ST" | etlreport -f html' -
+	compare "$base queries -f html" sh -c 'etlreport -f html "$ST"' -
+	# A stream passed on, less some events, and read again.
+	compare "$base etlfilter --rustc" sh -c \
+	    'etlfilter -q --rustc "$ST" | etlreport -q -f jsonl' -
+	compare "$base etlfilter -k sample" sh -c \
+	    'etlfilter -q --kind sample,process,thread,image "$ST" | etlagg -q cpu --by stack |
+	    etlreport -f folded' -
 done <"$work/inputs"
 echo "$same same, $different different"
 [ $different = 0 ]

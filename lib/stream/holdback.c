@@ -20,6 +20,7 @@
 
 struct entry {
 	uint64_t tag;
+	int64_t ts;		/* EVENT: its time, which version 2 codes */
 	uint32_t body_len;
 	uint32_t text_len;	/* STRING: the text, without its NUL */
 	stream_id str_id;
@@ -172,6 +173,9 @@ holdback_push(struct holdback *h, const struct stream_record *rec,
 		e.text_len = (uint32_t)rec->u.string.len;
 		text = rec->u.string.text;
 	}
+	/* The stream codes it against the last event's, which may be gone. */
+	if (rec->type == REC_EVENT)
+		e.ts = rec->u.event.h.ts;
 	n = sizeof(e) + e.body_len + e.text_len;
 	/* All the memory at once: no copies as it grows. */
 	if (h->mem.data == NULL && buf_reserve(&h->mem, h->mem_max) == NULL) {
@@ -253,6 +257,8 @@ holdback_peek(struct holdback *h, struct stream_record *rec, uint64_t *tag)
 		rec->u.string.text = (const char *)rec->body + e.body_len;
 		rec->u.string.len = e.text_len;
 	}
+	if (e.type == REC_EVENT)
+		rec->u.event.h.ts = e.ts;
 	*tag = e.tag;
 	return 1;
 }

@@ -36,8 +36,8 @@
 struct buf;
 
 #define STREAM_MAGIC		"ETLSTRM"	/* 7 bytes + NUL in HEADER */
-#define STREAM_VERSION_MAJOR	1
-#define STREAM_VERSION_MINOR	1	/* 1.1: EV_HEAPSNAP, symbols */
+#define STREAM_VERSION_MAJOR	2	/* 2: REC_SCHEMA, events of values */
+#define STREAM_VERSION_MINOR	0
 #define STREAM_FRAME_MAX	(1u << 20)	/* uncompressed bytes a frame */
 #define STREAM_RECORD_MAX	(STREAM_FRAME_MAX - 4)
 #define STREAM_STACK_MAX	1024		/* frames in one REC_STACK */
@@ -56,6 +56,7 @@ enum stream_rec_type {
 	REC_STACK = 0x15,
 	REC_SYMBOL = 0x16,	/* 1.1: what an address of an image is */
 	REC_IMAGE_SYMBOLS = 0x17, /* 1.1: how an image's PDB was looked for */
+	REC_SCHEMA = 0x18,	/* 2.0: an event class's fields, once */
 	REC_EVENT = 0x20,
 	REC_TABLE = 0x30,	/* a table's schema */
 	REC_ROW = 0x31		/* a row of a table */
@@ -260,6 +261,38 @@ struct stream_field {
 
 #define STREAM_EVENT_FIELDS_MAX 256
 
+struct stream_column;
+
+/*
+ * The fields of a kind of event, declared once (a static const, or
+ * memory that lives as long as the writer) by a decoder that writes
+ * many such events: the writer knows the event's schema by the shape's
+ * address, and the event gives only its values, in the shape's order.
+ * The types are the shape's; a value's own type is not read.
+ */
+struct stream_shape {
+	size_t n;
+	const struct stream_column *cols;	/* name, type (unit unused) */
+};
+
+/*
+ * REC_SCHEMA (version 2): what the events that name schema `id` are:
+ * their kind, op and class, and their fields' names and types, in the
+ * order the values follow.  `payload` says whether source bytes follow
+ * the values.  A reader looks a field up by index from then on.
+ */
+struct stream_schema {
+	stream_id id;
+	uint8_t kind, op;
+	uint8_t payload;
+	stream_id cls;
+	uint32_t nfields;
+	const char **names;
+	const uint8_t *types;		/* enum value_type */
+	/* The reader's memo of names asked for (stream_event_field()). */
+	struct stream_schema_memo *memo;
+};
+
 /*
  * An event: the head, then the kind's values.  Every kind's values are a
  * list of named, typed fields (for the kernel kinds the names are fixed
@@ -271,6 +304,14 @@ struct stream_event {
 	struct stream_event_head h;
 	size_t nfields;
 	const struct stream_field *fields;
+	/*
+	 * A writer's caller may give a shape and its values instead of
+	 * fields (stream_shape above).  A reader sets `schema` to the
+	 * event's schema in a version 2 stream, NULL in version 1.
+	 */
+	const struct stream_shape *shape;
+	const struct value *vals;
+	struct stream_schema *schema;
 	/*
 	 * 1 if every field name is a string literal (or otherwise lives,
 	 * unchanged, as long as the writer): the writer then knows a name
@@ -320,6 +361,7 @@ struct stream_record {
 		struct stream_row row;
 		struct stream_symbol symbol;
 		struct stream_image_symbols image_symbols;
+		struct stream_schema schema;
 		struct {
 			stream_id id;
 			const char *text;
@@ -430,6 +472,12 @@ int stream_write_symbol(struct stream_writer *w,
 int stream_write_image_symbols(struct stream_writer *w,
     const struct stream_image_symbols *s);
 int stream_write_event(struct stream_writer *w, const struct stream_event *ev);
+/*
+ * Passes on an event a reader returned, as it was read but for its
+ * time, which is coded against the events before it in this stream.
+ */
+int stream_write_read_event(struct stream_writer *w,
+    const struct stream_record *rec);
 int stream_write_table(struct stream_writer *w, const struct stream_table *t);
 int stream_write_row(struct stream_writer *w, const struct stream_row *r);
 
@@ -440,7 +488,10 @@ int stream_write_record(struct stream_writer *w,
 /*
  * Encodes an event into `buf` without writing it, so a decoder can hold
  * events back (to attach stacks that come later) and patch the stack id
- * in place with stream_event_set_stack().
+ * in place with stream_event_set_stack(); stream_write_encoded() writes
+ * it.  In a version 2 section the held form has the time in full (the
+ * stream codes it against the event written before, known only then)
+ * and a type byte of its own, so it is never written as it is.
  * @return : the encoded record length, or 0 if it does not fit in cap.
  */
 size_t stream_encode_event(struct stream_writer *w, const struct stream_event *ev,
@@ -555,6 +606,8 @@ const struct stream_image *stream_image(const struct stream_reader *r,
     stream_id id);
 const struct stream_stack *stream_stack(const struct stream_reader *r,
     stream_id id);
+const struct stream_schema *stream_schema(const struct stream_reader *r,
+    stream_id id);
 /*
  * Collects the full frame list of stack `id` (innermost first) into
  * out[0..cap).  Needs STREAM_KEEP_STACKS.
@@ -577,9 +630,16 @@ const char *stream_op_name(enum stream_ev_op op);
 /* The kind named `name`, or -1. */
 int stream_kind_by_name(const char *name);
 
-/* The value of an event's field `name`; NULL if it has none. */
+/*
+ * The value of an event's field `name`; NULL if it has none.  In a
+ * version 2 stream the answer is remembered per schema and name (by
+ * its address, checked against the text), so asking again costs no
+ * search.
+ */
 const struct value *stream_event_field(const struct stream_event *ev,
     const char *name);
+/* The index of field `name` in the events of `s`, or -1. */
+int stream_schema_index(struct stream_schema *s, const char *name);
 /* Its number (v.u), or `dflt` if the event has no such field. */
 uint64_t stream_event_u(const struct stream_event *ev, const char *name,
     uint64_t dflt);

@@ -229,7 +229,8 @@ reader_section_reset(struct stream_reader *r)
 	r->strset.count = 0;
 	/* The tables keep their size; what they take stays accounted. */
 	r->def_bytes = (r->strings.cap + r->classes.cap + r->processes.cap +
-	    r->threads.cap + r->images.cap + r->stacks.cap) * sizeof(void *) +
+	    r->threads.cap + r->images.cap + r->stacks.cap + r->schemas.cap) *
+	    sizeof(void *) +
 	    r->strset.nslots * sizeof(uint32_t) +
 	    r->strset.lencap * sizeof(uint32_t);
 	r->over_budget = 0;
@@ -239,6 +240,9 @@ reader_section_reset(struct stream_reader *r)
 	deftab_clear(&r->threads);
 	deftab_clear(&r->images);
 	deftab_clear(&r->stacks);
+	deftab_clear(&r->schemas);
+	r->nschemas = 0;
+	r->last_ts = 0;
 	idmap_release(&r->pids);
 	r->trace = NULL;
 }
@@ -277,6 +281,12 @@ const struct stream_stack *
 stream_stack(const struct stream_reader *r, stream_id id)
 {
 	return deftab_get(&r->stacks, id);
+}
+
+const struct stream_schema *
+stream_schema(const struct stream_reader *r, stream_id id)
+{
+	return deftab_get(&r->schemas, id);
 }
 
 /*

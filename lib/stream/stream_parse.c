@@ -73,17 +73,14 @@ get_bytes(struct cursor *c, size_t *len)
 	return p;
 }
 
-static int
-get_value(struct cursor *c, struct value *v)
+/* A value of type `type` (set in *v), stored without its type. */
+static inline int
+get_bare(struct cursor *c, struct value *v, unsigned type)
 {
 	uint64_t bits;
 
-	if (c->bad || c->p == c->end) {
-		c->bad = 1;
-		return -1;
-	}
-	v->type = *c->p++;
-	switch (v->type) {
+	v->type = (enum value_type)type;
+	switch (type) {
 	case VAL_I64:
 	case VAL_NS:
 		v->v.i = get_svar(c);
@@ -115,6 +112,16 @@ get_value(struct cursor *c, struct value *v)
 }
 
 static int
+get_value(struct cursor *c, struct value *v)
+{
+	if (c->bad || c->p == c->end) {
+		c->bad = 1;
+		return -1;
+	}
+	return get_bare(c, v, *c->p++);
+}
+
+static int
 parse_header(struct stream_reader *r, struct cursor *c, struct stream_record *rec)
 {
 	const unsigned char *magic = cursor_take(c, sizeof(STREAM_MAGIC));
@@ -127,6 +134,7 @@ parse_header(struct stream_reader *r, struct cursor *c, struct stream_record *re
 	rec->u.header.minor = cursor_u16(c);
 	producer = cursor_bytes(c, &len);
 	reader_section_reset(r);
+	r->major = rec->u.header.major;
 	rec->u.header.producer = reader_strndup(r, producer ? producer :
 	    (const unsigned char *)"", len);
 	return 0;
@@ -351,8 +359,10 @@ parse_stack(struct stream_reader *r, struct cursor *c, struct stream_stack *s)
 	return reader_deftab_set(r, &r->stacks, s->id, copy);
 }
 
+/* Version 1: a fixed head, then each field's name, type and value. */
 static int
-parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
+parse_event_v1(struct stream_reader *r, struct cursor *c,
+    struct stream_event *ev)
 {
 	const unsigned char *head = cursor_take(c, 32);
 	uint64_t n, i;
@@ -390,6 +400,119 @@ parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
 	ev->fields = r->fields;
 	ev->payload = get_bytes(c, &ev->payload_len);
 	return c->bad ? -1 : 0;
+}
+
+/*
+ * Version 2: the stack id, the time against the last event's, the
+ * schema, processor and ids as varints, then the values in the order
+ * of the schema, which says what they are.
+ */
+static int
+parse_event_v2(struct stream_reader *r, struct cursor *c,
+    struct stream_event *ev)
+{
+	const unsigned char *stack = cursor_take(c, 4);
+	struct stream_schema *s;
+	uint64_t id;
+	uint32_t i;
+
+	if (stack == NULL)
+		return -1;
+	ev->h.stack = le32(stack);
+	r->last_ts = (int64_t)((uint64_t)r->last_ts + (uint64_t)get_svar(c));
+	ev->h.ts = r->last_ts;
+	id = get_var(c);
+	ev->h.cpu = (uint16_t)get_var(c);
+	ev->h.pid = (uint32_t)get_var(c) - 1;
+	ev->h.tid = (uint32_t)get_var(c) - 1;
+	if (c->bad || id > UINT32_MAX ||
+	    (s = deftab_get(&r->schemas, (stream_id)id)) == NULL) {
+		if (!c->bad) {
+			r->bad_why = "event of schema %llu, of %llu defined";
+			r->bad_id = id;
+			r->bad_arg = r->nschemas;
+		}
+		return -1;
+	}
+	ev->h.kind = s->kind;
+	ev->h.op = s->op;
+	ev->h.cls = s->cls;
+	ev->schema = s;
+	ev->fields = r->fields;
+	if ((r->flags & STREAM_EVENT_HEADS) || (r->field_kinds != UINT32_MAX &&
+	    (s->kind >= 32 || !(r->field_kinds & STREAM_KIND(s->kind)))))
+		return 0;
+	for (i = 0; i < s->nfields; i++) {
+		r->fields[i].name = s->names[i];
+		if (get_bare(c, &r->fields[i].val, s->types[i]) != 0)
+			return -1;
+	}
+	ev->nfields = s->nfields;
+	if (s->payload)
+		ev->payload = get_bytes(c, &ev->payload_len);
+	return c->bad ? -1 : 0;
+}
+
+static int
+parse_event(struct stream_reader *r, struct cursor *c, struct stream_event *ev)
+{
+	return r->major >= 2 ? parse_event_v2(r, c, ev) :
+	    parse_event_v1(r, c, ev);
+}
+
+/*
+ * REC_SCHEMA: kept for the events after it, with room for the memo of
+ * names looked up.  Ids come in order, as strings do, so that a stream
+ * passed on keeps them.
+ */
+static int
+parse_schema(struct stream_reader *r, struct cursor *c,
+    struct stream_schema *s)
+{
+	struct stream_schema *copy;
+	const char **names;
+	uint8_t *types;
+	uint64_t n, i;
+
+	s->id = (stream_id)cursor_var(c);
+	s->kind = cursor_u8(c);
+	s->op = cursor_u8(c);
+	s->cls = (stream_id)cursor_var(c);
+	s->payload = cursor_u8(c);
+	n = cursor_var(c);
+	if (c->bad || n > STREAM_EVENT_FIELDS_MAX || n > cursor_left(c) / 2 ||
+	    s->payload > 1)
+		return -1;
+	if (s->id != r->nschemas + 1) {
+		r->bad_why = "schema %llu out of order (the next is %llu)";
+		r->bad_id = s->id;
+		r->bad_arg = r->nschemas + 1;
+		return -1;
+	}
+	if ((copy = reader_arena_alloc(r, sizeof(*copy) + sizeof(*copy->memo) +
+	    n * sizeof(*names) + n)) == NULL)
+		return -1;
+	copy->memo = (struct stream_schema_memo *)(copy + 1);
+	memset(copy->memo, 0, sizeof(*copy->memo));
+	names = (const char **)(copy->memo + 1);
+	types = (uint8_t *)(names + n);
+	for (i = 0; i < n; i++) {
+		names[i] = str_of(r, cursor_var(c));
+		types[i] = cursor_u8(c);
+		if (types[i] > VAL_TYPE_MAX)
+			return -1;
+	}
+	if (c->bad)
+		return -1;
+	s->nfields = (uint32_t)n;
+	s->names = names;
+	s->types = types;
+	s->memo = copy->memo;
+	*copy = *s;
+	if (reader_deftab_set(r, &r->schemas, s->id, copy) != 0)
+		return -1;
+	r->nschemas++;
+	return 0;
 }
 
 static int
@@ -553,6 +676,8 @@ reader_parse_record(struct stream_reader *r, struct stream_record *rec)
 		return parse_symbol(r, &c, &rec->u.symbol);
 	case REC_IMAGE_SYMBOLS:
 		return parse_image_symbols(r, &c, &rec->u.image_symbols);
+	case REC_SCHEMA:
+		return parse_schema(r, &c, &rec->u.schema);
 	}
 	return 0;	/* unknown: passed through as raw bytes */
 }

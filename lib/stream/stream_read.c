@@ -82,6 +82,7 @@ stream_reader_free(struct stream_reader *r)
 	free(r->threads.items);
 	free(r->images.items);
 	free(r->stacks.items);
+	free(r->schemas.items);
 	free(r->strset.slots);
 	free(r->strset.lens);
 	free(r->cols);
@@ -374,7 +375,7 @@ stream_rec_known(unsigned type)
 	case REC_COUNT: case REC_STRING: case REC_CLASS: case REC_PROCESS:
 	case REC_THREAD: case REC_IMAGE: case REC_STACK: case REC_EVENT:
 	case REC_TABLE: case REC_ROW: case REC_SYMBOL:
-	case REC_IMAGE_SYMBOLS:
+	case REC_IMAGE_SYMBOLS: case REC_SCHEMA:
 		return 1;
 	}
 	return 0;
@@ -416,11 +417,46 @@ stream_probe(const unsigned char *data, size_t len)
 	    stream_text_damage(data, len, 0) != NULL;
 }
 
+int
+stream_schema_index(struct stream_schema *s, const char *name)
+{
+	struct stream_schema_memo *m = s->memo;
+	size_t len;
+	unsigned i;
+	int index = -1;
+
+	for (i = 0; i < SCHEMA_MEMO; i++)
+		if (m->e[i].ptr == name && strcmp(m->e[i].text, name) == 0)
+			return m->e[i].index;
+	for (i = 0; i < s->nfields; i++)
+		if (strcmp(s->names[i], name) == 0) {
+			index = (int)i;
+			break;
+		}
+	/* A longer name is looked for each time. */
+	if ((len = strlen(name)) < SCHEMA_MEMO_NAME) {
+		i = m->next++ % SCHEMA_MEMO;
+		m->e[i].ptr = name;
+		m->e[i].index = index;
+		memcpy(m->e[i].text, name, len + 1);
+	}
+	return index;
+}
+
 const struct value *
 stream_event_field(const struct stream_event *ev, const char *name)
 {
 	size_t i;
+	int at;
 
+	/* The fields as the reader gave them, by the schema's index. */
+	if (ev->schema != NULL && ev->nfields == ev->schema->nfields) {
+		at = stream_schema_index(ev->schema, name);
+		if (at < 0)
+			return NULL;
+		if (ev->fields[at].name == ev->schema->names[at])
+			return &ev->fields[at].val;
+	}
 	for (i = 0; i < ev->nfields; i++)
 		if (strcmp(ev->fields[i].name, name) == 0)
 			return &ev->fields[i].val;

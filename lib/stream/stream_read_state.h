@@ -65,6 +65,10 @@ struct stream_reader {
 
 	struct arena_chunk *arena;
 	struct deftab strings, classes, processes, threads, images, stacks;
+	struct deftab schemas;	/* version 2 */
+	uint32_t nschemas;	/* of the section so far: ids come in order */
+	unsigned major;		/* the section's format */
+	int64_t last_ts;	/* version 2: the last event's time */
 	struct strset strset;
 	size_t def_bytes;	/* what the section's definitions take */
 	int over_budget;	/* def_bytes would pass the limit */
@@ -86,6 +90,21 @@ struct stream_reader {
 	uint64_t cut_sections;	/* sections that ended without END */
 	int failed;
 	char error[512];
+};
+
+/*
+ * A schema's memo of the names asked for and their index (-1: none),
+ * by the name's address and checked against its text.
+ */
+#define SCHEMA_MEMO	8
+#define SCHEMA_MEMO_NAME 24
+struct stream_schema_memo {
+	struct {
+		const char *ptr;
+		int index;
+		char text[SCHEMA_MEMO_NAME];
+	} e[SCHEMA_MEMO];
+	unsigned next;
 };
 
 static inline void *

@@ -22,39 +22,9 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "stream.h"
+#include "stream_write_state.h"
 
-#define NAME_CACHE	512	/* field-name ids remembered by pointer */
-#define EVENT_STACK_AT (4 + 4)	/* record word, then kind, op, cpu */
 #define LINK_FRAME_MAX	(128u << 10)	/* a frame through a stream link */
-
-struct stream_writer {
-	FILE *fp;		/* NULL on a link of the caller's */
-	struct stream_link *link;	/* frames go to another thread here */
-	size_t frame_max;	/* bytes a frame, but a longer record alone */
-	ZSTD_CCtx *cctx;
-	struct buf frame;	/* records not yet compressed */
-	struct buf rec;		/* the record being encoded */
-	struct buf str;		/* a string record, made while rec is in use */
-	struct buf zbuf;	/* compressed frame */
-	struct intern strings;
-	uint64_t records, events;
-	int capturing;		/* keep the next record in rec, unwritten */
-	/*
-	 * Field names are mostly string literals: remember the id of each
-	 * name pointer, checked against the text, to skip hashing.
-	 */
-	struct {
-		const char *ptr;
-		stream_id id;
-		int is_static;	/* ptr was a string literal's */
-	} names[NAME_CACHE];
-	int failed;		/* a write failed; errno was saved */
-	int saved_errno;
-
-	/* The writing thread's, once stream_writer_async() has made it. */
-	int async;			/* link leads to it */
-	int thread_errno;		/* its write failed: read after a stop */
-};
 
 struct stream_writer *
 stream_writer_new(FILE *fp, int level)
@@ -91,8 +61,8 @@ stream_writer_new_link(struct stream_link *l)
 	return w;
 }
 
-static int
-fail(struct stream_writer *w, int err)
+int
+writer_fail(struct stream_writer *w, int err)
 {
 	if (!w->failed) {
 		w->failed = 1;
@@ -144,15 +114,15 @@ flush_frame(struct stream_writer *w)
 	int err;
 
 	if (w->frame.len == 0 || w->failed)
-		return w->failed ? fail(w, w->saved_errno) : 0;
+		return w->failed ? writer_fail(w, w->saved_errno) : 0;
 	if (w->frame.oom)
-		return fail(w, ENOMEM);
+		return writer_fail(w, ENOMEM);
 	if (w->link != NULL)
 		return stream_link_put(w->link, &w->frame) == 0 ? 0 :
-		    fail(w, w->thread_errno ? w->thread_errno : EPIPE);
+		    writer_fail(w, w->thread_errno ? w->thread_errno : EPIPE);
 	if ((err = compress_frame(w->cctx, w->fp, &w->zbuf, w->frame.data,
 	    w->frame.len)) != 0)
-		return fail(w, err);
+		return writer_fail(w, err);
 	w->frame.len = 0;
 	return 0;
 }
@@ -182,23 +152,25 @@ stream_writer_close(struct stream_writer *w)
 		stream_link_join(w->link);
 		stream_link_free(w->link);
 		if (w->thread_errno)
-			rc = fail(w, w->thread_errno);
+			rc = writer_fail(w, w->thread_errno);
 	}
 	if (w->fp != NULL && rc == 0 && fflush(w->fp) != 0)
-		rc = fail(w, errno);
+		rc = writer_fail(w, errno);
 	ZSTD_freeCCtx(w->cctx);
 	buf_release(&w->frame);
 	buf_release(&w->rec);
 	buf_release(&w->str);
 	buf_release(&w->zbuf);
 	intern_release(&w->strings);
+	intern_release(&w->schemas);
+	buf_release(&w->key);
+	buf_release(&w->schema);
 	free(w);
 	return rc;
 }
 
-/* Stores the body length of the record at `rec`, `len` bytes long. */
-static void
-store_body_len(unsigned char *rec, size_t len)
+void
+writer_store_len(unsigned char *rec, size_t len)
 {
 	size_t body = len - 4;
 
@@ -211,7 +183,7 @@ store_body_len(unsigned char *rec, size_t len)
 static void
 set_body_len(struct buf *b)
 {
-	store_body_len(b->data, b->len);
+	writer_store_len(b->data, b->len);
 }
 
 /* Starts encoding a record of `type` in w->rec; the length comes later. */
@@ -223,19 +195,27 @@ rec_begin(struct stream_writer *w, enum stream_rec_type type)
 	return &w->rec;
 }
 
-/* Appends an encoded record (word included) to the frame. */
-static int
-append_record(struct stream_writer *w, const unsigned char *rec, size_t len)
+int
+writer_make_room(struct stream_writer *w, size_t len)
 {
 	if (w->failed)
-		return fail(w, w->saved_errno);
+		return writer_fail(w, w->saved_errno);
 	if (len > STREAM_FRAME_MAX)
-		return fail(w, EMSGSIZE);
-	if (w->frame.len + len > w->frame_max && flush_frame(w) != 0)
+		return writer_fail(w, EMSGSIZE);
+	if (w->frame.len > 0 && w->frame.len + len > w->frame_max &&
+	    flush_frame(w) != 0)
+		return -1;
+	return 0;
+}
+
+int
+writer_append(struct stream_writer *w, const unsigned char *rec, size_t len)
+{
+	if (writer_make_room(w, len) != 0)
 		return -1;
 	buf_put(&w->frame, rec, len);
 	if (w->frame.oom)
-		return fail(w, ENOMEM);
+		return writer_fail(w, ENOMEM);
 	w->records++;
 	if (rec[0] == REC_EVENT)
 		w->events++;
@@ -248,15 +228,15 @@ rec_end(struct stream_writer *w)
 	struct buf *b = &w->rec;
 
 	if (b->oom)
-		return fail(w, ENOMEM);
+		return writer_fail(w, ENOMEM);
 	if (b->len - 4 > STREAM_RECORD_MAX)
-		return fail(w, EMSGSIZE);
+		return writer_fail(w, EMSGSIZE);
 	set_body_len(b);
 	if (w->capturing) {
 		w->capturing = 0;
 		return 0;
 	}
-	return append_record(w, b->data, b->len);
+	return writer_append(w, b->data, b->len);
 }
 
 void
@@ -272,12 +252,8 @@ stream_captured(const struct stream_writer *w, size_t *len)
 	return w->rec.data;
 }
 
-/*
- * The id of `text` (NULL is "") in this section, writing a REC_STRING
- * first if it is new; 0 on a write error.
- */
-static stream_id
-intern_cstr(struct stream_writer *w, const char *text)
+stream_id
+writer_intern(struct stream_writer *w, const char *text)
 {
 	size_t len = text ? strlen(text) : 0;
 	int added;
@@ -285,7 +261,7 @@ intern_cstr(struct stream_writer *w, const char *text)
 	struct buf *b = &w->str;
 
 	if (id == 0) {
-		fail(w, ENOMEM);
+		writer_fail(w, ENOMEM);
 		return 0;
 	}
 	if (!added)
@@ -296,17 +272,20 @@ intern_cstr(struct stream_writer *w, const char *text)
 	buf_put_var(b, id);
 	buf_put_bytes(b, text, len);
 	if (b->oom) {
-		fail(w, ENOMEM);
+		writer_fail(w, ENOMEM);
 		return 0;
 	}
 	set_body_len(b);
-	return append_record(w, b->data, b->len) == 0 ? id : 0;
+	return writer_append(w, b->data, b->len) == 0 ? id : 0;
 }
 
 /* A HEADER starts a section: string ids and counts start again. */
 static void
-section_start(struct stream_writer *w)
+section_start(struct stream_writer *w, unsigned major)
 {
+	w->major = major;
+	w->last_ts = 0;
+	writer_schemas_reset(w);
 	intern_clear(&w->strings);
 	memset(w->names, 0, sizeof(w->names));
 	w->records = w->events = 0;
@@ -317,7 +296,7 @@ stream_write_header(struct stream_writer *w, const char *producer)
 {
 	struct buf *b;
 
-	section_start(w);
+	section_start(w, STREAM_VERSION_MAJOR);
 	b = rec_begin(w, REC_HEADER);
 	buf_put(b, STREAM_MAGIC, sizeof(STREAM_MAGIC));
 	buf_put_u16(b, STREAM_VERSION_MAJOR);
@@ -396,8 +375,8 @@ stream_write_count(struct stream_writer *w, stream_id cls, uint64_t n)
 int
 stream_write_class(struct stream_writer *w, const struct stream_class *c)
 {
-	stream_id provider = intern_cstr(w, c->provider);
-	stream_id event = intern_cstr(w, c->event);
+	stream_id provider = writer_intern(w, c->provider);
+	stream_id event = writer_intern(w, c->event);
 	struct buf *b = rec_begin(w, REC_CLASS);
 
 	buf_put_var(b, c->id);
@@ -416,8 +395,8 @@ stream_write_class(struct stream_writer *w, const struct stream_class *c)
 int
 stream_write_process(struct stream_writer *w, const struct stream_process *p)
 {
-	stream_id name = intern_cstr(w, p->name);
-	stream_id cmdline = intern_cstr(w, p->cmdline);
+	stream_id name = writer_intern(w, p->name);
+	stream_id cmdline = writer_intern(w, p->cmdline);
 	struct buf *b = rec_begin(w, REC_PROCESS);
 
 	buf_put_var(b, p->id);
@@ -434,7 +413,7 @@ stream_write_process(struct stream_writer *w, const struct stream_process *p)
 int
 stream_write_thread(struct stream_writer *w, const struct stream_thread *t)
 {
-	stream_id name = intern_cstr(w, t->name);
+	stream_id name = writer_intern(w, t->name);
 	struct buf *b = rec_begin(w, REC_THREAD);
 
 	buf_put_var(b, t->id);
@@ -449,9 +428,9 @@ stream_write_thread(struct stream_writer *w, const struct stream_thread *t)
 int
 stream_write_image(struct stream_writer *w, const struct stream_image *im)
 {
-	stream_id path = intern_cstr(w, im->path);
-	stream_id pdb = intern_cstr(w, im->pdb_name);
-	stream_id orig = intern_cstr(w, im->original_name);
+	stream_id path = writer_intern(w, im->path);
+	stream_id pdb = writer_intern(w, im->pdb_name);
+	stream_id orig = writer_intern(w, im->original_name);
 	struct buf *b = rec_begin(w, REC_IMAGE);
 
 	buf_put_var(b, im->id);
@@ -489,15 +468,15 @@ int
 stream_write_symbol(struct stream_writer *w, const struct stream_symbol *s)
 {
 	stream_id fn[STREAM_INLINE_MAX], file[STREAM_INLINE_MAX];
-	stream_id function = intern_cstr(w, s->function);
-	stream_id sfile = intern_cstr(w, s->file);
+	stream_id function = writer_intern(w, s->function);
+	stream_id sfile = writer_intern(w, s->file);
 	uint32_t i, n = s->ninlines < STREAM_INLINE_MAX ? s->ninlines :
 	    STREAM_INLINE_MAX;
 	struct buf *b;
 
 	for (i = 0; i < n; i++) {
-		fn[i] = intern_cstr(w, s->inlines[i].function);
-		file[i] = intern_cstr(w, s->inlines[i].file);
+		fn[i] = writer_intern(w, s->inlines[i].function);
+		file[i] = writer_intern(w, s->inlines[i].file);
 	}
 	b = rec_begin(w, REC_SYMBOL);
 	buf_put_var(b, s->id);
@@ -520,9 +499,9 @@ int
 stream_write_image_symbols(struct stream_writer *w,
     const struct stream_image_symbols *s)
 {
-	stream_id path = intern_cstr(w, s->pdb_path);
-	stream_id message = intern_cstr(w, s->message);
-	stream_id name = intern_cstr(w, s->pdb_name);
+	stream_id path = writer_intern(w, s->pdb_path);
+	stream_id message = writer_intern(w, s->message);
+	stream_id name = writer_intern(w, s->pdb_name);
 	struct buf *b = rec_begin(w, REC_IMAGE_SYMBOLS);
 
 	buf_put_var(b, s->image);
@@ -573,218 +552,6 @@ put_value(struct buf *b, const struct value *v)
 	}
 }
 
-/*
- * The id of a field name, through the pointer cache.  A name that may
- * live in reused memory is checked against the text; a string literal
- * (the caller says all its names are) is known by its address alone.
- */
-static stream_id
-field_name_id(struct stream_writer *w, const char *name, int is_static)
-{
-	/* Short literals may share 8 bytes: hash every bit of the address. */
-	size_t slot = (size_t)(((uint64_t)(uintptr_t)name *
-	    0x9e3779b97f4a7c15ULL) >> 32) % NAME_CACHE, len;
-	const char *key;
-
-	if (w->names[slot].ptr == name && w->names[slot].id != 0) {
-		if (is_static && w->names[slot].is_static)
-			return w->names[slot].id;
-		if ((key = intern_key(&w->strings, w->names[slot].id,
-		    &len)) != NULL && strncmp(key, name, len) == 0 &&
-		    name[len] == '\0')
-			return w->names[slot].id;
-	}
-	w->names[slot].ptr = name;
-	w->names[slot].is_static = is_static;
-	return w->names[slot].id = intern_cstr(w, name);
-}
-
-/* Stores for encode_event(), into room reserved beforehand. */
-static inline unsigned char *
-store_u32(unsigned char *d, uint32_t v)
-{
-	d[0] = v & 0xff;
-	d[1] = (v >> 8) & 0xff;
-	d[2] = (v >> 16) & 0xff;
-	d[3] = v >> 24;
-	return d + 4;
-}
-
-static inline unsigned char *
-store_var(unsigned char *d, uint64_t v)
-{
-	while (v >= 0x80) {
-		*d++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*d++ = (unsigned char)v;
-	return d;
-}
-
-/* A value as put_value() encodes it. */
-static unsigned char *
-store_value(unsigned char *d, const struct value *v)
-{
-	*d++ = v->type;
-	switch (v->type) {
-	case VAL_I64:
-	case VAL_NS:
-		return store_var(d, ((uint64_t)v->v.i << 1) ^
-		    (uint64_t)(v->v.i >> 63));
-	case VAL_U64:
-	case VAL_HEX:
-	case VAL_UTC:
-	case VAL_BOOL:
-		return store_var(d, v->v.u);
-	case VAL_F64: {
-		uint64_t bits;
-
-		memcpy(&bits, &v->v.f, 8);
-		d = store_u32(d, (uint32_t)bits);
-		return store_u32(d, (uint32_t)(bits >> 32));
-	}
-	case VAL_STR:
-	case VAL_BYTES:
-		d = store_var(d, v->v.s.len);
-		if (v->v.s.len > 0)
-			memcpy(d, v->v.s.ptr, v->v.s.len);
-		return d + v->v.s.len;
-	case VAL_GUID:
-		memcpy(d, v->v.s.ptr, 16);
-		return d + 16;
-	case VAL_NULL:
-		break;
-	}
-	return d;
-}
-
-/* The most bytes store_value() may write for `v`. */
-static size_t
-value_bound(const struct value *v)
-{
-	if (v->type == VAL_STR || v->type == VAL_BYTES)
-		return 1 + 10 + v->v.s.len;
-	return 1 + 16;
-}
-
-/*
- * Encodes an event record, word included, at the end of `b`, where it
- * starts at *start.  Every event of a trace comes through here, so the
- * room is reserved once and the bytes stored directly: a third of the
- * encoder's time went to checking the room of each field.
- * @return : 0, or -1 (b as it was, but for string records interning
- *	added when b is the frame) if out of memory or too long.
- */
-static int
-encode_event(struct stream_writer *w, const struct stream_event *ev,
-    struct buf *b, size_t *start)
-{
-	const struct stream_event_head *h = &ev->h;
-	stream_id names[STREAM_EVENT_FIELDS_MAX];
-	size_t i, nfields = ev->nfields, bound, len;
-	unsigned char *d, *rec;
-
-	if (nfields > STREAM_EVENT_FIELDS_MAX)
-		nfields = STREAM_EVENT_FIELDS_MAX;
-	/* Intern the names first: interning may emit string records. */
-	bound = 36 + 10 + 10 + ev->payload_len;
-	for (i = 0; i < nfields; i++) {
-		if ((names[i] = field_name_id(w, ev->fields[i].name,
-		    ev->static_names)) == 0)
-			return -1;
-		bound += 5 + value_bound(&ev->fields[i].val);
-	}
-	*start = b->len;
-	if (bound > STREAM_FRAME_MAX + 64 || (d = buf_reserve(b, bound)) == NULL)
-		return -1;
-	rec = d;
-	d = store_u32(d, REC_EVENT);
-	*d++ = h->kind;
-	*d++ = h->op;
-	*d++ = h->cpu & 0xff;
-	*d++ = h->cpu >> 8;
-	d = store_u32(d, h->stack);
-	d = store_u32(d, (uint32_t)h->ts);
-	d = store_u32(d, (uint32_t)((uint64_t)h->ts >> 32));
-	d = store_u32(d, h->pid);
-	d = store_u32(d, h->tid);
-	d = store_u32(d, h->cls);
-	d = store_u32(d, 0);
-	d = store_var(d, nfields);
-	for (i = 0; i < nfields; i++) {
-		d = store_var(d, names[i]);
-		d = store_value(d, &ev->fields[i].val);
-	}
-	d = store_var(d, ev->payload_len);
-	if (ev->payload_len > 0)
-		memcpy(d, ev->payload, ev->payload_len);
-	d += ev->payload_len;
-	len = (size_t)(d - rec);
-	if (len - 4 > STREAM_RECORD_MAX)
-		return -1;
-	store_body_len(rec, len);
-	b->len = *start + len;
-	return 0;
-}
-
-/*
- * Writes an event encoded in place at the end of the frame, not copied
- * there from w->rec (4% of the decoder's instructions on a rustc
- * profile).  The frames end where append_record() would end them.
- */
-int
-stream_write_event(struct stream_writer *w, const struct stream_event *ev)
-{
-	size_t start, len;
-
-	if (w->failed)
-		return fail(w, w->saved_errno);
-	if (encode_event(w, ev, &w->frame, &start) != 0)
-		return fail(w, w->frame.oom ? ENOMEM : EMSGSIZE);
-	len = w->frame.len - start;
-	if (start > 0 && start + len > w->frame_max) {
-		/* It begins the next frame: out of the way of the flush. */
-		w->rec.len = 0;
-		buf_put(&w->rec, w->frame.data + start, len);
-		w->frame.len = start;
-		if (w->rec.oom)
-			return fail(w, ENOMEM);
-		return append_record(w, w->rec.data, w->rec.len);
-	}
-	w->records++;
-	w->events++;
-	return 0;
-}
-
-size_t
-stream_encode_event(struct stream_writer *w, const struct stream_event *ev,
-    unsigned char *out, size_t cap)
-{
-	size_t start;
-
-	w->rec.len = 0;
-	if (encode_event(w, ev, &w->rec, &start) != 0 || w->rec.len > cap)
-		return 0;
-	memcpy(out, w->rec.data, w->rec.len);
-	return w->rec.len;
-}
-
-void
-stream_event_set_stack(unsigned char *rec, stream_id stack)
-{
-	rec[EVENT_STACK_AT] = stack & 0xff;
-	rec[EVENT_STACK_AT + 1] = (stack >> 8) & 0xff;
-	rec[EVENT_STACK_AT + 2] = (stack >> 16) & 0xff;
-	rec[EVENT_STACK_AT + 3] = stack >> 24;
-}
-
-int
-stream_write_encoded(struct stream_writer *w, const unsigned char *rec,
-    size_t len)
-{
-	return append_record(w, rec, len);
-}
-
 int
 stream_write_table(struct stream_writer *w, const struct stream_table *t)
 {
@@ -815,13 +582,38 @@ stream_write_row(struct stream_writer *w, const struct stream_row *r)
 	return rec_end(w);
 }
 
+/* The varint a body starts with; 0 if there is none. */
+static uint64_t
+first_var(const unsigned char *p, size_t len)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < len && i < 10; i++) {
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if ((p[i] & 0x80) == 0)
+			return v;
+	}
+	return 0;
+}
+
 int
 stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 {
-	struct buf *b = rec_begin(w, rec->type);
+	struct buf *b;
 
+	/* Its time is coded against this stream's events, not the input's. */
+	if (rec->type == REC_EVENT && w->major >= 2)
+		return stream_write_read_event(w, rec);
+	/* Its id read from the body: a held record has no parsed schema. */
+	if (rec->type == REC_SCHEMA && writer_pass_schema(w,
+	    first_var(rec->body, rec->body_len)) != 0)
+		return writer_fail(w, EINVAL);
+	b = rec_begin(w, rec->type);
+	/* Read from the body: a held record has no parsed header. */
 	if (rec->type == REC_HEADER)
-		section_start(w);
+		section_start(w, rec->body_len >= sizeof(STREAM_MAGIC) + 2 ?
+		    le16(rec->body + sizeof(STREAM_MAGIC)) : 1);
 	/*
 	 * A string passed through keeps its id only if this writer hands
 	 * out the same one, which it does while every string is passed on.
@@ -829,7 +621,7 @@ stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 	if (rec->type == REC_STRING &&
 	    intern_add(&w->strings, rec->u.string.text, rec->u.string.len,
 	    NULL) != rec->u.string.id)
-		return fail(w, EINVAL);
+		return writer_fail(w, EINVAL);
 	buf_put(b, rec->body, rec->body_len);
 	return rec_end(w);
 }
