@@ -61,10 +61,13 @@ same=0 different=0
 compare() {
 	name=$1
 	shift
-	ST=$work/old.st PATH="$old/bin:$PATH" "$@" >"$work/a.out" \
+	# One name for both streams: messages name it.
+	cp "$work/old.st" "$work/in.st"
+	ST=$work/in.st PATH="$old/bin:$PATH" "$@" >"$work/a.out" \
 	    2>"$work/a.err"
 	a=$?
-	ST=$work/new.st PATH="$top/bin:$PATH" "$@" >"$work/b.out" \
+	cp "$work/new.st" "$work/in.st"
+	ST=$work/in.st PATH="$top/bin:$PATH" "$@" >"$work/b.out" \
 	    2>"$work/b.err"
 	b=$?
 	if [ $a = $b ] && cmp -s "$work/a.out" "$work/b.out" &&

@@ -145,19 +145,22 @@ pid_of(struct etw_decoder *d, uint32_t tid)
 	return idmap_get(&d->tid_pid, tid, &pid) ? pid : ETL_NO_ID;
 }
 
+static void
+set_name(struct value *v, const char *s)
+{
+	v->v.s.ptr = s;
+	v->v.s.len = strlen(s);
+}
+
 /* The pending switch of `cpu`, now that `new_tid` is known, as a CSwitch. */
 static void
 emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
 {
 	struct cs_pending *p = &d->cs->pending[cpu];
-	struct stream_field f[8];
 	struct stream_event sev;
-	size_t n = 0;
-
-#define FIELD_U(nm, t, x) (f[n].name = (nm), f[n].val.type = (t), \
-	f[n].val.v.u = (x), n++)
-#define FIELD_S(nm, x) (f[n].name = (nm), f[n].val.type = VAL_STR, \
-	f[n].val.v.s.ptr = (x), f[n].val.v.s.len = strlen(x), n++)
+	struct value *v = d->vals;
+	unsigned bits;
+	size_t i = 0;
 
 	if (!p->used)
 		return;
@@ -172,27 +175,23 @@ emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
 	/* Its walk came before the batch: kept by time and thread (2.4). */
 	if (new_tid != ETL_NO_ID && new_tid != 0)
 		sev.h.stack = etw_take_unowned_walk(d, p->ts, new_tid);
-	FIELD_U("old_tid", VAL_U64, p->old_tid);
-	FIELD_U("old_pid", VAL_U64, pid_of(d, p->old_tid));
-	if (p->old_priority >= 0) {
-		f[n].name = "old_priority";
-		f[n].val.type = VAL_I64;
-		f[n].val.v.i = p->old_priority;
-		n++;
-	}
-	if (p->wait_reason >= 0)
-		FIELD_S("old_wait_reason",
-		    etw_wait_reason_name((unsigned)p->wait_reason));
-	if (p->old_state >= 0)
-		FIELD_S("old_state", etw_thread_state_name((unsigned)p->old_state));
-	FIELD_U("new_wait_time", VAL_U64, p->wait_time);
-	FIELD_U("compact", VAL_U64, 1);
-	sev.nfields = n;
-	sev.fields = f;
-	sev.static_names = 1;
+	bits = (p->old_priority >= 0 ? ETW_CC_PRIORITY : 0) |
+	    (p->wait_reason >= 0 ? ETW_CC_WAIT : 0) |
+	    (p->old_state >= 0 ? ETW_CC_STATE : 0);
+	/* In the order of etw_shapes.c's make_compact(). */
+	v[i++].v.u = p->old_tid;
+	v[i++].v.u = pid_of(d, p->old_tid);
+	if (bits & ETW_CC_PRIORITY)
+		v[i++].v.i = p->old_priority;
+	if (bits & ETW_CC_WAIT)
+		set_name(&v[i++], etw_wait_reason_name((unsigned)p->wait_reason));
+	if (bits & ETW_CC_STATE)
+		set_name(&v[i++], etw_thread_state_name((unsigned)p->old_state));
+	v[i++].v.u = p->wait_time;
+	v[i++].v.u = 1;		/* compact */
+	sev.shape = &d->shapes.cc[bits];
+	sev.vals = v;
 	etw_queue_late(d, p->ts, &sev);
-#undef FIELD_U
-#undef FIELD_S
 }
 
 /* One record of a batch, at raw time `ts` (2.3). */

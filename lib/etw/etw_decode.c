@@ -32,11 +32,24 @@ pid_of_tid(struct etw_decoder *d, uint32_t tid)
 
 /* ---- fields ---- */
 
+/*
+ * An event's fields: named, or the values of a shape (etw_shapes.h),
+ * which the hot kernel events give, in the shape's order.
+ */
 struct fields {
 	struct stream_field *f;
 	size_t n;
 	int dynamic;	/* a name is not a string literal (TraceLogging) */
+	const struct stream_shape *shape;
+	struct value *v;
 };
+
+static inline void
+set_str(struct value *v, const char *s)
+{
+	v->v.s.ptr = s;
+	v->v.s.len = strlen(s);
+}
 
 static void
 field_u(struct fields *fs, const char *name, enum value_type type, uint64_t v)
@@ -44,15 +57,6 @@ field_u(struct fields *fs, const char *name, enum value_type type, uint64_t v)
 	fs->f[fs->n].name = name;
 	fs->f[fs->n].val.type = type;
 	fs->f[fs->n].val.v.u = v;
-	fs->n++;
-}
-
-static void
-field_i(struct fields *fs, const char *name, int64_t v)
-{
-	fs->f[fs->n].name = name;
-	fs->f[fs->n].val.type = VAL_I64;
-	fs->f[fs->n].val.v.i = v;
 	fs->n++;
 }
 
@@ -92,10 +96,11 @@ on_process(struct etw_decoder *d, const struct etl_event *ev,
 		etw_queue_definition(d, ev->ts);
 	}
 	sev->h.pid = k->u.process.pid;
-	field_u(fs, "process", VAL_U64, id);
-	field_u(fs, "ppid", VAL_U64, k->u.process.ppid);
-	field_i(fs, "exit_status", k->u.process.exit_status);
-	field_u(fs, "flags", VAL_HEX, k->u.process.flags);
+	fs->shape = &etw_shape_process;
+	fs->v[0].v.u = id;
+	fs->v[1].v.u = k->u.process.ppid;
+	fs->v[2].v.i = k->u.process.exit_status;
+	fs->v[3].v.u = k->u.process.flags;
 	return 1;
 }
 
@@ -124,12 +129,15 @@ on_thread(struct etw_decoder *d, const struct etl_event *ev,
 	/* Start is logged by the creating thread; the event is the new one's. */
 	sev->h.pid = k->u.thread.pid;
 	sev->h.tid = k->u.thread.tid;
-	field_u(fs, "thread", VAL_U64, id);
-	if (k->u.thread.affinity != 0)
-		field_u(fs, "affinity", VAL_HEX, k->u.thread.affinity);
-	else
-		field_u(fs, "start_address", VAL_HEX, k->u.thread.start_addr);
-	field_u(fs, "win32_start_address", VAL_HEX, k->u.thread.win32_start);
+	if (k->u.thread.affinity != 0) {
+		fs->shape = &etw_shape_thread_affinity;
+		fs->v[1].v.u = k->u.thread.affinity;
+	} else {
+		fs->shape = &etw_shape_thread_start;
+		fs->v[1].v.u = k->u.thread.start_addr;
+	}
+	fs->v[0].v.u = id;
+	fs->v[2].v.u = k->u.thread.win32_start;
 	return 1;
 }
 
@@ -139,11 +147,12 @@ on_sample(struct etw_decoder *d, const struct etw_kernel *k,
 {
 	sev->h.tid = k->u.sample.tid;
 	sev->h.pid = pid_of_tid(d, k->u.sample.tid);
-	field_u(fs, "ip", VAL_HEX, k->u.sample.ip);
-	field_u(fs, "count", VAL_U64, k->u.sample.count);
-	field_u(fs, "priority", VAL_U64, k->u.sample.flags >> 3);
-	field_u(fs, "flags", VAL_HEX, k->u.sample.flags & 7);
-	field_u(fs, "rank", VAL_U64, k->u.sample.rank);
+	fs->shape = &etw_shape_sample;
+	fs->v[0].v.u = k->u.sample.ip;
+	fs->v[1].v.u = k->u.sample.count;
+	fs->v[2].v.u = k->u.sample.flags >> 3;
+	fs->v[3].v.u = k->u.sample.flags & 7;
+	fs->v[4].v.u = k->u.sample.rank;
 	return 1;
 }
 
@@ -153,31 +162,50 @@ on_vmem(const struct etw_kernel *k, struct stream_event *sev,
 {
 	/* PERFINFO events carry no ids: the payload names the process. */
 	sev->h.pid = k->u.vmem.pid;
-	field_u(fs, "base", VAL_HEX, k->u.vmem.base);
-	field_u(fs, "size", VAL_U64, k->u.vmem.size);
-	field_u(fs, "flags", VAL_HEX, k->u.vmem.flags);
-	if (k->op == EVOP_DCSTART || k->op == EVOP_DCEND)
-		field_u(fs, "commit_size", VAL_U64, k->u.vmem.commit);
+	fs->shape = &etw_shape_vmem;
+	fs->v[0].v.u = k->u.vmem.base;
+	fs->v[1].v.u = k->u.vmem.size;
+	fs->v[2].v.u = k->u.vmem.flags;
+	if (k->op == EVOP_DCSTART || k->op == EVOP_DCEND) {
+		fs->shape = &etw_shape_vmem_rundown;
+		fs->v[3].v.u = k->u.vmem.commit;
+	}
 	return 1;
 }
 
 static int
 on_heap(const struct etw_kernel *k, struct fields *fs)
 {
-	field_u(fs, "heap", VAL_HEX, k->u.heap.heap);
-	if (k->op == EVOP_CREATE)
-		field_u(fs, "flags", VAL_HEX, k->u.heap.flags);
-	if (k->op == EVOP_ALLOC || k->op == EVOP_REALLOC ||
-	    k->op == EVOP_FREE) {
-		field_u(fs, "address", VAL_HEX, k->u.heap.address);
-		if (k->op != EVOP_FREE)
-			field_u(fs, "size", VAL_U64, k->u.heap.size);
-		if (k->op == EVOP_REALLOC) {
-			field_u(fs, "old_address", VAL_HEX,
-			    k->u.heap.old_address);
-			field_u(fs, "old_size", VAL_U64, k->u.heap.old_size);
-		}
-		field_u(fs, "source", VAL_U64, k->u.heap.source);
+	struct value *v = fs->v;
+
+	v[0].v.u = k->u.heap.heap;
+	switch (k->op) {
+	case EVOP_CREATE:
+		fs->shape = &etw_shape_heap_create;
+		v[1].v.u = k->u.heap.flags;
+		break;
+	case EVOP_ALLOC:
+		fs->shape = &etw_shape_heap_alloc;
+		v[1].v.u = k->u.heap.address;
+		v[2].v.u = k->u.heap.size;
+		v[3].v.u = k->u.heap.source;
+		break;
+	case EVOP_REALLOC:
+		fs->shape = &etw_shape_heap_realloc;
+		v[1].v.u = k->u.heap.address;
+		v[2].v.u = k->u.heap.size;
+		v[3].v.u = k->u.heap.old_address;
+		v[4].v.u = k->u.heap.old_size;
+		v[5].v.u = k->u.heap.source;
+		break;
+	case EVOP_FREE:
+		fs->shape = &etw_shape_heap_free;
+		v[1].v.u = k->u.heap.address;
+		v[2].v.u = k->u.heap.source;
+		break;
+	default:
+		fs->shape = &etw_shape_heap;
+		break;
 	}
 	return 1;
 }
@@ -187,36 +215,41 @@ static int
 on_cswitch(struct etw_decoder *d, const struct etl_event *ev,
     const struct etw_kernel *k, struct stream_event *sev, struct fields *fs)
 {
-	int v1 = k->u.cswitch.version < 2;
+	const struct etw_cswitch_fields *c = &k->u.cswitch;
+	unsigned bits = (c->version < 2 ? ETW_CS_V1 : 0) |
+	    (c->old_state == 5 ? ETW_CS_WAIT : 0) |
+	    (c->has_quantum ? ETW_CS_QUANTUM : 0) |
+	    (c->version >= 3 ? ETW_CS_QOS : 0) |
+	    (c->has_extra ? ETW_CS_EXTRA : 0);
+	struct value *v = fs->v;
+	size_t i = 0;
 
-	etw_cswitch_running(d, ev->cpu, k->u.cswitch.new_tid);
-	sev->h.tid = k->u.cswitch.new_tid;
-	sev->h.pid = pid_of_tid(d, k->u.cswitch.new_tid);
-	field_u(fs, "old_tid", VAL_U64, k->u.cswitch.old_tid);
-	field_u(fs, "old_pid", VAL_U64, pid_of_tid(d, k->u.cswitch.old_tid));
-	field_i(fs, "new_priority", k->u.cswitch.new_priority);
-	field_i(fs, "old_priority", k->u.cswitch.old_priority);
-	field_u(fs, v1 ? "new_quantum" : "previous_cstate", VAL_U64,
-	    k->u.cswitch.byte10);
-	field_u(fs, v1 ? "old_quantum" : "new_priority_decrement", VAL_U64,
-	    k->u.cswitch.byte11);
+	etw_cswitch_running(d, ev->cpu, c->new_tid);
+	sev->h.tid = c->new_tid;
+	sev->h.pid = pid_of_tid(d, c->new_tid);
+	/* In the order of etw_shapes.c's make_cswitch(). */
+	fs->shape = &d->shapes.cs[bits];
+	v[i++].v.u = c->old_tid;
+	v[i++].v.u = pid_of_tid(d, c->old_tid);
+	v[i++].v.i = c->new_priority;
+	v[i++].v.i = c->old_priority;
+	v[i++].v.u = c->byte10;		/* new_quantum or previous_cstate */
+	v[i++].v.u = c->byte11;
 	/* The wait reason means something only for a waiting thread. */
-	if (k->u.cswitch.old_state == 5)
-		field_s(fs, "old_wait_reason",
-		    etw_wait_reason_name(k->u.cswitch.old_wait_reason));
-	field_u(fs, "old_wait_mode", VAL_U64, k->u.cswitch.old_wait_mode);
-	field_s(fs, "old_state", etw_thread_state_name(k->u.cswitch.old_state));
-	field_u(fs, "ideal_cpu", VAL_U64, k->u.cswitch.ideal_cpu);
-	field_u(fs, "new_wait_time", VAL_U64, k->u.cswitch.new_wait_time);
-	if (k->u.cswitch.has_quantum)
-		field_i(fs, "old_remaining_quantum",
-		    k->u.cswitch.remaining_quantum);
-	if (k->u.cswitch.version >= 3) {
-		field_u(fs, "old_qos", VAL_U64, k->u.cswitch.flags >> 1 & 7);
-		field_u(fs, "new_qos", VAL_U64, k->u.cswitch.flags >> 4 & 7);
+	if (bits & ETW_CS_WAIT)
+		set_str(&v[i++], etw_wait_reason_name(c->old_wait_reason));
+	v[i++].v.u = c->old_wait_mode;
+	set_str(&v[i++], etw_thread_state_name(c->old_state));
+	v[i++].v.u = c->ideal_cpu;
+	v[i++].v.u = c->new_wait_time;
+	if (bits & ETW_CS_QUANTUM)
+		v[i++].v.i = c->remaining_quantum;
+	if (bits & ETW_CS_QOS) {
+		v[i++].v.u = c->flags >> 1 & 7;
+		v[i++].v.u = c->flags >> 4 & 7;
 	}
-	if (k->u.cswitch.has_extra)
-		field_u(fs, "extra_flags", VAL_HEX, k->u.cswitch.extra_flags);
+	if (bits & ETW_CS_EXTRA)
+		v[i++].v.u = c->extra_flags;
 	return 1;
 }
 
@@ -232,11 +265,12 @@ on_ready(struct etw_decoder *d, const struct etl_event *ev,
 		sev->h.tid = etw_cswitch_running_tid(d, ev->cpu);
 	if (sev->h.pid == ETL_NO_ID && sev->h.tid != ETL_NO_ID)
 		sev->h.pid = pid_of_tid(d, sev->h.tid);
-	field_u(fs, "readied_tid", VAL_U64, k->u.ready.tid);
-	field_u(fs, "readied_pid", VAL_U64, pid_of_tid(d, k->u.ready.tid));
-	field_s(fs, "reason", etw_ready_reason_name(k->u.ready.reason));
-	field_i(fs, "increment", k->u.ready.increment);
-	field_u(fs, "flags", VAL_HEX, k->u.ready.flags);
+	fs->shape = &etw_shape_ready;
+	fs->v[0].v.u = k->u.ready.tid;
+	fs->v[1].v.u = pid_of_tid(d, k->u.ready.tid);
+	set_str(&fs->v[2], etw_ready_reason_name(k->u.ready.reason));
+	fs->v[3].v.i = k->u.ready.increment;
+	fs->v[4].v.u = k->u.ready.flags;
 	return 1;
 }
 
@@ -361,9 +395,10 @@ on_kernel(struct etw_decoder *d, const struct etl_event *ev,
 		sev->h.kind = EV_IMAGE;
 		sev->h.pid = k->u.image.pid;
 		*image_slot = etw_add_pending_image(d, ev, k, id);
-		field_u(fs, "image", VAL_U64, id);
-		field_u(fs, "base", VAL_HEX, k->u.image.base);
-		field_u(fs, "size", VAL_U64, k->u.image.size);
+		fs->shape = &etw_shape_image;
+		fs->v[0].v.u = id;
+		fs->v[1].v.u = k->u.image.base;
+		fs->v[2].v.u = k->u.image.size;
 		return 1;
 	}
 	case KREC_SAMPLE:
@@ -444,7 +479,7 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 {
 	struct stream_event sev = { .h = { .cpu = ev->cpu, .pid = ev->pid,
 	    .tid = ev->tid, .ts = etw_to_ns(d, ev->ts) } };
-	struct fields fs = { d->fields, 0, 0 };
+	struct fields fs = { d->fields, 0, 0, NULL, d->vals };
 	struct etw_kernel k;
 	uint32_t image_slot = NO_SLOT;
 	struct qentry *e;
@@ -474,6 +509,8 @@ etw_decoder_event(struct etw_decoder *d, const struct etl_event *ev)
 		return -1;
 	if (sev.h.kind == 0)
 		return 0;	/* absorbed into definitions */
+	sev.shape = fs.shape;
+	sev.vals = fs.v;
 	sev.nfields = fs.n;
 	sev.fields = fs.f;
 	sev.static_names = !fs.dynamic;
@@ -534,6 +571,7 @@ etw_decoder_new(struct stream_writer *w, const struct etl_header *h,
 	d->q = calloc(QUEUE_SLOTS, sizeof(*d->q));
 	d->ring = malloc(QUEUE_BYTES);
 	d->tl = tl_decoder_new();
+	etw_shapes_init(&d->shapes);
 	if (d->q == NULL || d->ring == NULL || d->tl == NULL) {
 		etw_decoder_free(d);
 		return NULL;

@@ -80,7 +80,7 @@ struct etw_kernel {
 			uint64_t heap, address, size, old_address, old_size;
 			uint32_t source, flags;
 		} heap;
-		struct {		/* etl-events-2.md 3.1 */
+		struct etw_cswitch_fields {	/* etl-events-2.md 3.1 */
 			uint32_t new_tid, old_tid, new_wait_time;
 			int32_t remaining_quantum;	/* v2+, 24 bytes */
 			int8_t new_priority, old_priority;

@@ -23,6 +23,7 @@
 #include "stream/stream.h"
 #include "etw_decode.h"
 #include "etw_kernel.h"
+#include "etw_shapes.h"
 #include "tracelogging.h"
 
 #define QUEUE_SLOTS	65536		/* events held at most */
@@ -167,6 +168,8 @@ struct etw_decoder {
 	struct buf held;		/* a captured definition */
 	struct tl_decoder *tl;
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
+	struct value vals[ETW_CS_FIELDS];	/* the values of a shape */
+	struct etw_shapes shapes;
 	char scratch[SCRATCH];
 	char name[256];
 	uint64_t memory_bytes;		/* from SystemConfig/CPU */

@@ -92,8 +92,11 @@ write_rec(struct filter_out *o, const struct stream_record *rec, int keep,
 			o->dropped++;
 			return 0;
 		}
-		break;
+		/* Its time is coded against the event before, maybe dropped. */
+		return stream_write_read_event(o->w, rec) != 0 ?
+		    FILTER_OUT_WRITE : 0;
 	case REC_STRING:
+	case REC_SCHEMA:
 		as_read = 0;
 		break;
 	default:
