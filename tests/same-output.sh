@@ -83,9 +83,9 @@ views="stats sysconfig processes tree cpu queries querystacks vmem heap
 heapsnap threads waits switches threadtime images"
 while read -r in; do
 	base=${in##*/}
-	compare "$base etlcat" sh -c 'etlcat -v "$1" >/dev/null' - "$in"
 	PATH="$old/bin:$PATH" etlcat -q -o "$work/old.st" "$in" 2>/dev/null
 	PATH="$top/bin:$PATH" etlcat -q -o "$work/new.st" "$in" 2>/dev/null
+	compare "$base etlcat" sh -c 'etlcat -v "$1" >/dev/null' - "$in"
 	for f in jsonl text; do
 		compare "$base events -f $f" sh -c 'etlreport -q -f "$1" "$ST"' \
 		    - "$f"
