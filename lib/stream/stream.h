@@ -275,6 +275,7 @@ struct stream_shape {
 	const struct stream_column *cols;	/* name, type (unit unused) */
 };
 
+
 /*
  * REC_SCHEMA (version 2): what the events that name schema `id` are:
  * their kind, op and class, and their fields' names and types, in the

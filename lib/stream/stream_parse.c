@@ -404,21 +404,18 @@ parse_event_v1(struct stream_reader *r, struct cursor *c,
 
 /*
  * Version 2: the stack id, the time against the last event's, the
- * schema, processor and ids as varints, then the values in the order
+ * schema, processor and ids, all varints, then the values in the order
  * of the schema, which says what they are.
  */
 static int
 parse_event_v2(struct stream_reader *r, struct cursor *c,
     struct stream_event *ev)
 {
-	const unsigned char *stack = cursor_take(c, 4);
 	struct stream_schema *s;
 	uint64_t id;
 	uint32_t i;
 
-	if (stack == NULL)
-		return -1;
-	ev->h.stack = le32(stack);
+	ev->h.stack = (stream_id)get_var(c);
 	r->last_ts = (int64_t)((uint64_t)r->last_ts + (uint64_t)get_svar(c));
 	ev->h.ts = r->last_ts;
 	id = get_var(c);

@@ -8,11 +8,11 @@
  * uses it.  A decoder that declares its fields as a shape (stream.h) is
  * matched to its schema by the shape's address, class, kind and op, in
  * a cache that costs a few compares an event; any other event by a key
- * made of its fields' names and types.  The head is varints but for the
- * stack id, which stays four bytes at a fixed place so that a held
- * event can take its stack later (stream_event_set_stack()), and the
- * time, coded against the event written before it: an event held in a
- * decoder's queue keeps its time in full until it is written.
+ * made of its fields' names and types.  The head is varints, the time
+ * coded against the event written before.  An event held in a
+ * decoder's queue keeps its stack id and its time in full, the stack id
+ * at a fixed place so that it can take its stack later
+ * (stream_event_set_stack()), until it is written.
  *
  * Version 1, a name and a type byte for every field of every event, is
  * written where a version 1 stream is passed on.
@@ -27,7 +27,7 @@
 #include "stream_write_state.h"
 
 #define EVENT_STACK_AT_V1 (4 + 4)	/* record word, then kind, op, cpu */
-#define EVENT_STACK_AT	4		/* version 2: right after the word */
+#define EVENT_STACK_AT	4		/* version 2, held: after the word */
 #define HEAD_MAX	(4 + 4 + 10 + 5 + 3 + 5 + 5)	/* word to tid */
 
 /* The kinds of schema key, in their first byte. */
@@ -64,6 +64,16 @@ store_u32(unsigned char *d, uint32_t v)
 static inline unsigned char *
 store_var(unsigned char *d, uint64_t v)
 {
+	/* Most values of events take one or two bytes. */
+	if (v < 0x80) {
+		*d = (unsigned char)v;
+		return d + 1;
+	}
+	if (v < 0x4000) {
+		d[0] = (unsigned char)(v | 0x80);
+		d[1] = (unsigned char)(v >> 7);
+		return d + 2;
+	}
 	while (v >= 0x80) {
 		*d++ = (unsigned char)(v | 0x80);
 		v >>= 7;
@@ -158,7 +168,8 @@ field_name(const struct stream_event *ev, size_t i)
 static inline unsigned
 field_type(const struct stream_event *ev, size_t i)
 {
-	return ev->shape ? ev->shape->cols[i].type : ev->fields[i].val.type;
+	return ev->shape ? (unsigned)ev->shape->cols[i].type :
+	    ev->fields[i].val.type;
 }
 
 static inline const struct value *
@@ -190,6 +201,7 @@ encode_v1(struct stream_writer *w, const struct stream_event *ev,
 	size_t i, nfields = field_count(ev), bound, len;
 	int is_static = ev->shape != NULL || ev->static_names;
 	unsigned char *d, *rec;
+	unsigned type;
 
 	/* Intern the names first: interning may emit string records. */
 	bound = 36 + 10 + 10 + ev->payload_len;
@@ -218,8 +230,9 @@ encode_v1(struct stream_writer *w, const struct stream_event *ev,
 	d = store_var(d, nfields);
 	for (i = 0; i < nfields; i++) {
 		d = store_var(d, names[i]);
-		*d++ = (unsigned char)field_type(ev, i);
-		d = store_bare(d, field_type(ev, i), field_value(ev, i));
+		type = field_type(ev, i);
+		*d++ = (unsigned char)type;
+		d = store_bare(d, type, field_value(ev, i));
 	}
 	d = store_var(d, ev->payload_len);
 	if (ev->payload_len > 0)
@@ -324,10 +337,26 @@ fields_schema(struct stream_writer *w, const struct stream_event *ev,
 	return schema_of_key(w, ev, payload);
 }
 
-/* The schema of an event given as a shape and values: a cache first. */
+/* Whether a shape has values of their own length: text, bytes. */
+static int
+shape_varlen(const struct stream_shape *shape)
+{
+	size_t i;
+
+	for (i = 0; i < shape->n; i++)
+		if (shape->cols[i].type == VAL_STR ||
+		    shape->cols[i].type == VAL_BYTES)
+			return 1;
+	return 0;
+}
+
+/*
+ * The schema of an event given as a shape and values: a cache first.
+ * *varlen says whether the shape has values of their own length.
+ */
 static stream_id
 shape_schema(struct stream_writer *w, const struct stream_event *ev,
-    int payload)
+    int payload, int *varlen)
 {
 	const struct stream_shape *shape = ev->shape;
 	uint8_t op = (uint8_t)(ev->h.op | payload << 7);
@@ -338,8 +367,10 @@ shape_schema(struct stream_writer *w, const struct stream_event *ev,
 
 	if (w->shapes[slot].shape == shape && w->shapes[slot].cls ==
 	    ev->h.cls && w->shapes[slot].kind == ev->h.kind &&
-	    w->shapes[slot].op == op && w->shapes[slot].id != 0)
+	    w->shapes[slot].op == op && w->shapes[slot].id != 0) {
+		*varlen = w->shapes[slot].varlen;
 		return w->shapes[slot].id;
+	}
 	key_head(&w->key, KEY_SHAPE, ev, payload);
 	buf_put(&w->key, &shape, sizeof(shape));
 	if ((id = schema_of_key(w, ev, payload)) == 0)
@@ -349,15 +380,109 @@ shape_schema(struct stream_writer *w, const struct stream_event *ev,
 	w->shapes[slot].kind = ev->h.kind;
 	w->shapes[slot].op = op;
 	w->shapes[slot].id = id;
+	*varlen = w->shapes[slot].varlen = shape_varlen(shape);
 	return id;
 }
 
 /* ---- version 2: events ---- */
 
+/* The values of a shape, in its types' encodings. */
+static inline unsigned char *
+store_shape_values(unsigned char *d, const struct stream_shape *shape,
+    const struct value *v)
+{
+	size_t i, n = shape->n;
+	unsigned type;
+
+	for (i = 0; i < n; i++) {
+		type = shape->cols[i].type;
+		if (type == VAL_U64 || type == VAL_HEX)
+			d = store_var(d, v[i].v.u);
+		else if (type == VAL_I64)
+			d = store_svar(d, v[i].v.i);
+		else
+			d = store_bare(d, type, &v[i]);
+	}
+	return d;
+}
+
+/*
+ * Stores a version 2 event record at `d`, which has room for it:
+ * written (its stack id and time, against the last event's, as
+ * varints), or held (both in full, so that the stack can be set in
+ * place and the time coded when it is written, and a type byte of its
+ * own).  @return : its length.
+ */
+static size_t
+store_v2(struct stream_writer *w, const struct stream_event *ev,
+    stream_id id, unsigned char *d, int held)
+{
+	const struct stream_event_head *h = &ev->h;
+	unsigned char *rec = d;
+	size_t i, n, len;
+
+	if (held) {
+		d = store_u32(d + 4, h->stack);
+		d = store_u32(d, (uint32_t)h->ts);
+		d = store_u32(d, (uint32_t)((uint64_t)h->ts >> 32));
+	} else {
+		d = store_var(d + 4, h->stack);
+		d = store_svar(d, (int64_t)((uint64_t)h->ts -
+		    (uint64_t)w->last_ts));
+	}
+	d = store_var(d, id);
+	d = store_var(d, h->cpu);
+	/* Ids are mostly small, and "none" (all ones) becomes 0. */
+	d = store_var(d, (uint32_t)(h->pid + 1));
+	d = store_var(d, (uint32_t)(h->tid + 1));
+	if (ev->shape)
+		d = store_shape_values(d, ev->shape, ev->vals);
+	else
+		for (i = 0, n = field_count(ev); i < n; i++)
+			d = store_bare(d, ev->fields[i].val.type,
+			    &ev->fields[i].val);
+	if (ev->payload_len > 0) {
+		d = store_var(d, ev->payload_len);
+		memcpy(d, ev->payload, ev->payload_len);
+		d += ev->payload_len;
+	}
+	len = (size_t)(d - rec);
+	store_u32(rec, (uint32_t)(held ? REC_EVENT_HELD : REC_EVENT) |
+	    (uint32_t)(len - 4) << 8);
+	return len;
+}
+
+/*
+ * The schema of a version 2 event, and the most bytes its record may
+ * take.  @return : 0, or -1 on an error.
+ */
+static int
+prepare_v2(struct stream_writer *w, const struct stream_event *ev,
+    stream_id *id, size_t *bound)
+{
+	size_t i, n = field_count(ev);
+	int payload = ev->payload_len > 0, varlen = 1;
+
+	*id = ev->shape ? shape_schema(w, ev, payload, &varlen) :
+	    fields_schema(w, ev, payload);
+	if (*id == 0)
+		return -1;
+	*bound = HEAD_MAX + 10 + ev->payload_len + n * 16;
+	if (ev->shape == NULL)
+		for (i = 0; i < n; i++)
+			*bound += value_bound(ev->fields[i].val.type,
+			    &ev->fields[i].val);
+	else if (varlen)
+		for (i = 0; i < n; i++)
+			if (ev->shape->cols[i].type == VAL_STR ||
+			    ev->shape->cols[i].type == VAL_BYTES)
+				*bound += ev->vals[i].v.s.len;
+	return *bound > STREAM_FRAME_MAX + 64 ? -1 : 0;
+}
+
 /*
  * Encodes a version 2 event record at the end of `b` (where it starts
- * at *start): written (its time coded against the last event's), or
- * held (its time in full, and a type byte of its own).
+ * at *start); see store_v2().
  * @return : 0, or -1 (b as it was, but for the records of its schema
  *	when b is the frame) if out of memory or too long.
  */
@@ -365,88 +490,69 @@ static int
 encode_v2(struct stream_writer *w, const struct stream_event *ev,
     struct buf *b, size_t *start, int held)
 {
-	const struct stream_event_head *h = &ev->h;
-	size_t i, n = field_count(ev), bound, len;
-	int payload = ev->payload_len > 0;
-	unsigned char *d, *rec;
-	stream_id id = ev->shape ? shape_schema(w, ev, payload) :
-	    fields_schema(w, ev, payload);
+	size_t bound, len;
+	unsigned char *d;
+	stream_id id;
 
-	if (id == 0)
+	if (prepare_v2(w, ev, &id, &bound) != 0)
 		return -1;
-	bound = HEAD_MAX + 10 + ev->payload_len;
-	for (i = 0; i < n; i++)
-		bound += value_bound(field_type(ev, i), field_value(ev, i));
 	*start = b->len;
-	if (bound > STREAM_FRAME_MAX + 64 || (d = buf_reserve(b, bound)) == NULL)
+	if ((d = buf_reserve(b, bound)) == NULL)
 		return -1;
-	rec = d;
-	d = store_u32(d, held ? REC_EVENT_HELD : REC_EVENT);
-	d = store_u32(d, h->stack);
-	if (held) {
-		d = store_u32(d, (uint32_t)h->ts);
-		d = store_u32(d, (uint32_t)((uint64_t)h->ts >> 32));
-	} else
-		d = store_svar(d, (int64_t)((uint64_t)h->ts -
-		    (uint64_t)w->last_ts));
-	d = store_var(d, id);
-	d = store_var(d, h->cpu);
-	/* Ids are mostly small, and "none" (all ones) becomes 0. */
-	d = store_var(d, (uint32_t)(h->pid + 1));
-	d = store_var(d, (uint32_t)(h->tid + 1));
-	if (ev->shape)
-		for (i = 0; i < n; i++)
-			d = store_bare(d, ev->shape->cols[i].type, &ev->vals[i]);
-	else
-		for (i = 0; i < n; i++)
-			d = store_bare(d, ev->fields[i].val.type,
-			    &ev->fields[i].val);
-	if (payload) {
-		d = store_var(d, ev->payload_len);
-		memcpy(d, ev->payload, ev->payload_len);
-		d += ev->payload_len;
-	}
-	len = (size_t)(d - rec);
+	len = store_v2(w, ev, id, d, held);
 	if (len - 4 > STREAM_RECORD_MAX)
 		return -1;
-	writer_store_len(rec, len);
 	b->len = *start + len;
 	if (!held)
-		w->last_ts = h->ts;
+		w->last_ts = ev->h.ts;
 	return 0;
 }
 
 /*
- * Writes a version 2 event whose stack id is `stack` (4 bytes, as
- * stored), time `ts` and the rest of its body `rest`, after the time.
+ * Writes a version 2 event of stack `stack` and time `ts`, whose body
+ * after those two is `rest`.
  */
 static int
-put_event(struct stream_writer *w, const unsigned char *stack, int64_t ts,
+put_event(struct stream_writer *w, stream_id stack, int64_t ts,
     const unsigned char *rest, size_t restlen)
 {
-	unsigned char tsb[10], *d, *rec;
-	size_t tsl = (size_t)(store_svar(tsb, (int64_t)((uint64_t)ts -
-	    (uint64_t)w->last_ts)) - tsb), need = 8 + tsl + restlen, len;
+	int64_t dts = (int64_t)((uint64_t)ts - (uint64_t)w->last_ts);
+	size_t need = 4 + 5 + 10 + restlen, len;
+	unsigned char *d, *rec;
 
-	if (need - 4 > STREAM_RECORD_MAX)
+	if (restlen > STREAM_RECORD_MAX)
 		return writer_fail(w, EMSGSIZE);
 	if (writer_make_room(w, need) != 0)
 		return -1;
 	if ((d = buf_reserve(&w->frame, need)) == NULL)
 		return writer_fail(w, ENOMEM);
 	rec = d;
-	d += 4;
-	memcpy(d, stack, 4);
-	memcpy(d + 4, tsb, tsl);
-	d += 4 + tsl;
+	d = store_var(d + 4, stack);
+	d = store_svar(d, dts);
 	memcpy(d, rest, restlen);
 	len = (size_t)(d + restlen - rec);
-	rec[0] = REC_EVENT;
-	writer_store_len(rec, len);
+	if (len - 4 > STREAM_RECORD_MAX)
+		return writer_fail(w, EMSGSIZE);
+	store_u32(rec, REC_EVENT | (uint32_t)(len - 4) << 8);
 	w->frame.len += len;
 	w->last_ts = ts;
 	w->records++;
 	w->events++;
+	return 0;
+}
+
+/* Skips a varint of `p`, `n` bytes; @return : its length, 0 if bad. */
+static size_t
+skip_var(const unsigned char *p, size_t n, uint64_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < n && i < 10; i++) {
+		*v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if ((p[i] & 0x80) == 0)
+			return i + 1;
+	}
 	return 0;
 }
 
@@ -455,7 +561,8 @@ stream_write_read_event(struct stream_writer *w,
     const struct stream_record *rec)
 {
 	const unsigned char *body = rec->body;
-	size_t n = rec->body_len, i = 4;
+	size_t n = rec->body_len, a, b;
+	uint64_t stack, dts;
 
 	if (w->failed)
 		return writer_fail(w, w->saved_errno);
@@ -469,11 +576,11 @@ stream_write_read_event(struct stream_writer *w,
 		return writer_append(w, w->rec.data, w->rec.len);
 	}
 	/* Past the stack id and the input's coding of the time. */
-	while (i < n && (body[i] & 0x80))
-		i++;
-	if (++i > n)
+	if ((a = skip_var(body, n, &stack)) == 0 ||
+	    (b = skip_var(body + a, n - a, &dts)) == 0)
 		return writer_fail(w, EINVAL);
-	return put_event(w, body, rec->u.event.h.ts, body + i, n - i);
+	return put_event(w, (stream_id)stack, rec->u.event.h.ts, body + a + b,
+	    n - a - b);
 }
 
 /* ---- the entry points ---- */
@@ -519,7 +626,18 @@ size_t
 stream_encode_event(struct stream_writer *w, const struct stream_event *ev,
     unsigned char *out, size_t cap)
 {
-	size_t start;
+	size_t start, bound, len;
+	stream_id id;
+
+	/* Straight into the caller's memory when it has room for any. */
+	if (w->major >= 2) {
+		if (prepare_v2(w, ev, &id, &bound) != 0)
+			return 0;
+		if (bound <= cap) {
+			len = store_v2(w, ev, id, out, 1);
+			return len - 4 > STREAM_RECORD_MAX ? 0 : len;
+		}
+	}
 
 	w->rec.len = 0;
 	if (encode_event(w, ev, &w->rec, &start, 1) != 0 || w->rec.len > cap)
@@ -542,7 +660,7 @@ stream_write_encoded(struct stream_writer *w, const unsigned char *rec,
     size_t len)
 {
 	if (rec[0] == REC_EVENT_HELD && len >= 16)
-		return put_event(w, rec + 4, (int64_t)le64(rec + 8), rec + 16,
-		    len - 16);
+		return put_event(w, le32(rec + 4), (int64_t)le64(rec + 8),
+		    rec + 16, len - 16);
 	return writer_append(w, rec, len);
 }

@@ -48,6 +48,7 @@ struct stream_writer {
 		const struct stream_shape *shape;
 		stream_id cls, id;
 		uint8_t kind, op;
+		uint8_t varlen;	/* it has text or bytes */
 	} shapes[SHAPE_CACHE];
 	/*
 	 * Field names are mostly string literals: remember the id of each
