@@ -1,8 +1,9 @@
 /*
  * stream_write_state.h - the state of a stream writer (stream.h), shared
- * by the two files that make it: stream_write.c (frames, and every
- * record but events) and stream_write_event.c (events, and the schemas
- * of version 2).  No other module includes it.
+ * by the three files that make it, each using those below it only:
+ * stream_write_defs.c (every record but events), stream_write_event.c
+ * (events, and the schemas of version 2) and stream_write.c (frames,
+ * strings, the record being made).  No other module includes it.
  */
 #ifndef STREAM_WRITE_STATE_H
 #define STREAM_WRITE_STATE_H
@@ -87,6 +88,13 @@ stream_id writer_intern(struct stream_writer *w, const char *text);
 
 /* Stores the body length of the record at `rec`, `len` bytes long. */
 void writer_store_len(unsigned char *rec, size_t len);
+
+/* Starts encoding a record of `type` in w->rec; the length comes later. */
+struct buf *writer_rec_begin(struct stream_writer *w,
+    enum stream_rec_type type);
+
+/* Ends it: appends it to the frame, or keeps it if capturing. */
+int writer_rec_end(struct stream_writer *w);
 
 /* stream_write_event.c */
 

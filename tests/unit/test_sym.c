@@ -194,8 +194,10 @@ test_stream_records(void)
 	REQUIRE((r = stream_reader_new(0)) != NULL);
 	stream_reader_open_file(r, fp, "t");
 	while (stream_reader_next(r, &rec) == STREAM_OK) {
-		if (rec.type == REC_HEADER)
-			CHECK_EQ_INT(rec.u.header.minor, 1);
+		if (rec.type == REC_HEADER) {
+			CHECK_EQ_INT(rec.u.header.major, STREAM_VERSION_MAJOR);
+			CHECK_EQ_INT(rec.u.header.minor, STREAM_VERSION_MINOR);
+		}
 		if (rec.type == REC_SYMBOL) {
 			const struct stream_symbol *s = &rec.u.symbol;
 
