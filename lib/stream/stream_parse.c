@@ -35,6 +35,17 @@ get_var(struct cursor *c)
 
 	if (c->bad)
 		return 0;
+	/* Most values of events take one or two bytes. */
+	if (c->end - p >= 2) {
+		if (p[0] < 0x80) {
+			c->p = p + 1;
+			return p[0];
+		}
+		if (p[1] < 0x80) {
+			c->p = p + 2;
+			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		}
+	}
 	for (shift = 0; shift < 64 && p < c->end; shift += 7) {
 		unsigned b = *p++;
 
@@ -436,6 +447,12 @@ parse_event_v2(struct stream_reader *r, struct cursor *c,
 	ev->h.cls = s->cls;
 	ev->schema = s;
 	ev->fields = r->fields;
+	ev->nfields = 0;
+	ev->static_names = 0;
+	ev->shape = NULL;
+	ev->vals = NULL;
+	ev->payload = NULL;
+	ev->payload_len = 0;
 	if ((r->flags & STREAM_EVENT_HEADS) || (r->field_kinds != UINT32_MAX &&
 	    (s->kind >= 32 || !(r->field_kinds & STREAM_KIND(s->kind)))))
 		return 0;
@@ -629,6 +646,8 @@ reader_parse_record(struct stream_reader *r, struct stream_record *rec)
 	 */
 	switch (rec->type) {
 	case REC_EVENT:
+		if (r->major >= 2)
+			break;		/* parse_event_v2() sets every member */
 		rec->u.event = (struct stream_event){ .fields = NULL };
 		break;
 	case REC_ROW:
