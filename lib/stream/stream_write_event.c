@@ -522,7 +522,9 @@ put_event(struct stream_writer *w, stream_id stack, int64_t ts,
 
 	if (restlen > STREAM_RECORD_MAX)
 		return writer_fail(w, EMSGSIZE);
-	if (writer_make_room(w, need) != 0)
+	/* The frame has room but every so often: no call till then. */
+	if ((w->frame.len + need > w->frame_max || w->failed) &&
+	    writer_make_room(w, need) != 0)
 		return -1;
 	if ((d = buf_reserve(&w->frame, need)) == NULL)
 		return writer_fail(w, ENOMEM);
