@@ -220,14 +220,12 @@ slot(struct buf *b, size_t i, size_t size)
 static int
 idle_loop(const struct stream_event *ev)
 {
-	size_t i;
+	const struct value *flags;
 
 	if (ev->h.pid != 0)
 		return 0;
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, "flags") == 0)
-			return (ev->fields[i].val.v.u & 3) == 0;
-	return 1;
+	flags = stream_event_field(ev, "flags");
+	return flags == NULL || (flags->v.u & 3) == 0;
 }
 
 /*

@@ -74,14 +74,11 @@ sysconfig_record(struct view *v, const struct stream_reader *r,
 		return add_trace(v, &rec->u.trace);
 	if (rec->type == REC_EVENT && row != NULL) {
 		const struct stream_event *ev = &rec->u.event;
-		size_t i;
 
 		row->samples |= ev->h.kind == EV_SAMPLE;
 		if (ev->h.kind == EV_CSWITCH) {
 			row->cswitch_stacks |= ev->h.stack != 0;
-			for (i = 0; i < ev->nfields && !row->compact; i++)
-				row->compact = strcmp(ev->fields[i].name,
-				    "compact") == 0;
+			row->compact |= stream_event_field(ev, "compact") != NULL;
 		}
 	}
 	if (rec->type == REC_END && row != NULL) {

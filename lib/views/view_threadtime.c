@@ -99,12 +99,7 @@ on_switch(void *ctx, const struct stream_reader *r,
 static uint64_t
 sample_ip(const struct stream_event *ev)
 {
-	size_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (strcmp(ev->fields[i].name, "ip") == 0)
-			return ev->fields[i].val.v.u;
-	return 0;
+	return stream_event_u(ev, "ip", 0);
 }
 
 static const char *
