@@ -40,9 +40,10 @@ trap 'rm -rf "$work"' EXIT INT TERM
 : >"$work/inputs"
 echo "$top/testdata/sample.etl" >>"$work/inputs"
 for synth in "rustc-build 8" "rustc-build 4 --compress" "memory 8" \
-    "waits 8 --compact-cswitch" "stack-joins 4"; do
+    "memory-lossy 4" "waits 8 --compact-cswitch" "waits 4 --cswitch-version 2" \
+    "waits 8 --cswitch-version 5" "stack-joins 4"; do
 	set -- $synth
-	out=$work/synth-$1-$2${3:+-c}.etl
+	out=$work/synth-$1-$2${3:+-${3#--}}${4:+$4}.etl
 	scenario=$1 bits=$2
 	shift 2
 	build/etlsynth --scenario "$scenario" --pointer-size "$bits" "$@" \
