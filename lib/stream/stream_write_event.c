@@ -38,6 +38,7 @@ writer_schemas_reset(struct stream_writer *w)
 {
 	intern_clear(&w->schemas);
 	memset(w->shapes, 0, sizeof(w->shapes));
+	memset(w->fields, 0, sizeof(w->fields));
 }
 
 int
@@ -314,7 +315,7 @@ key_head(struct buf *k, int type, const struct stream_event *ev, int payload)
  * are told apart by a byte before each), and each type.
  */
 static stream_id
-fields_schema(struct stream_writer *w, const struct stream_event *ev,
+fields_key_schema(struct stream_writer *w, const struct stream_event *ev,
     int payload)
 {
 	struct buf *k = &w->key;
@@ -335,6 +336,48 @@ fields_schema(struct stream_writer *w, const struct stream_event *ev,
 		buf_put_u8(k, ev->fields[i].val.type);
 	}
 	return schema_of_key(w, ev, payload);
+}
+
+/*
+ * The same, through a cache by the addresses of the names, for events
+ * of literal names and few fields (rustc's queries): a key and its
+ * hash would cost more than the rest of the event.
+ */
+static stream_id
+fields_schema(struct stream_writer *w, const struct stream_event *ev,
+    int payload)
+{
+	size_t i, n = ev->nfields, slot;
+	uint8_t op = (uint8_t)(ev->h.op | payload << 7);
+	stream_id id;
+
+	if (!ev->static_names || n > FIELDS_CACHED)
+		return fields_key_schema(w, ev, payload);
+	slot = (size_t)((((uint64_t)(uintptr_t)(n ? ev->fields[0].name : NULL) ^
+	    ev->h.cls * 0x9e3779b1u ^ (uint64_t)ev->h.kind << 8 ^ op ^
+	    (uint64_t)n << 16) * 0x9e3779b97f4a7c15ULL) >> 40) % FIELDS_CACHE;
+	if (w->fields[slot].id != 0 && w->fields[slot].cls == ev->h.cls &&
+	    w->fields[slot].kind == ev->h.kind && w->fields[slot].op == op &&
+	    w->fields[slot].n == n) {
+		for (i = 0; i < n; i++)
+			if (w->fields[slot].names[i] != ev->fields[i].name ||
+			    w->fields[slot].types[i] != ev->fields[i].val.type)
+				break;
+		if (i == n)
+			return w->fields[slot].id;
+	}
+	if ((id = fields_key_schema(w, ev, payload)) == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		w->fields[slot].names[i] = ev->fields[i].name;
+		w->fields[slot].types[i] = ev->fields[i].val.type;
+	}
+	w->fields[slot].cls = ev->h.cls;
+	w->fields[slot].kind = ev->h.kind;
+	w->fields[slot].op = op;
+	w->fields[slot].n = (uint8_t)n;
+	w->fields[slot].id = id;
+	return id;
 }
 
 /* Whether a shape has values of their own length: text, bytes. */

@@ -20,6 +20,8 @@
 
 #define NAME_CACHE	512	/* field-name ids remembered by pointer */
 #define SHAPE_CACHE	256	/* schema ids remembered by shape and class */
+#define FIELDS_CACHE	64	/* ... and by the addresses of field names */
+#define FIELDS_CACHED	8	/* the most fields such an entry holds */
 
 /* The held form of a version 2 event (stream_encode_event()). */
 #define REC_EVENT_HELD	0xa0
@@ -51,6 +53,12 @@ struct stream_writer {
 		uint8_t kind, op;
 		uint8_t varlen;	/* it has text or bytes */
 	} shapes[SHAPE_CACHE];
+	struct {
+		const char *names[FIELDS_CACHED];
+		uint8_t types[FIELDS_CACHED];
+		stream_id cls, id;
+		uint8_t kind, op, n;
+	} fields[FIELDS_CACHE];
 	/*
 	 * Field names are mostly string literals: remember the id of each
 	 * name pointer, checked against the text, to skip hashing.
