@@ -35,7 +35,7 @@ get_var(struct cursor *c)
 
 	if (c->bad)
 		return 0;
-	/* Most values of events take one or two bytes. */
+	/* Most values of events take one to three bytes. */
 	if (c->end - p >= 2) {
 		if (p[0] < 0x80) {
 			c->p = p + 1;
@@ -44,6 +44,12 @@ get_var(struct cursor *c)
 		if (p[1] < 0x80) {
 			c->p = p + 2;
 			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		}
+		/* Three: a time's difference from the event before. */
+		if (c->end - p >= 3 && p[2] < 0x80) {
+			c->p = p + 3;
+			return (uint64_t)(p[0] & 0x7f) |
+			    (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
 		}
 	}
 	for (shift = 0; shift < 64 && p < c->end; shift += 7) {
