@@ -173,6 +173,16 @@ was made of (sha256 $sum; see testdata/format1/README.md)"
 	same filter-kind-folded sh -c 'etlfilter -q --kind \
 	    sample,process,thread,image "$ST" | etlagg -q cpu --by stack |
 	    etlreport -f folded'
+	# etlsym passes the section on in its version too (no PDBs here:
+	# it adds what it looked for, IMAGE_SYMBOLS records).
+	for side in v1 v2; do
+		etlsym -q -y "$tmp/nopdb" -o "$tmp/sym.$side" "$tmp/$stream.$side" \
+		    2>"$tmp/err" || fail "$stream-etlsym-$side" "$(cat "$tmp/err")"
+	done
+	check_eq "$stream-etlsym-keeps-1.1" "$(version "$tmp/sym.v1")" 1.1
+	check_eq "$stream-etlsym-keeps-2.0" "$(version "$tmp/sym.v2")" 2.0
+	same etlsym-events sh -c 'etlsym -q -y "$1" "$ST" | etlreport -q -f jsonl' \
+	    - "$tmp/nopdb"
 	# A filter's version 1 output read through a second filter.
 	same filter-twice sh -c 'etlfilter -q --kind sample,process,thread,\
 cswitch,ready,query "$ST" | etlfilter -q --from 0.01 | etlreport -q -f jsonl'
