@@ -173,6 +173,11 @@ was made of (sha256 $sum; see testdata/format1/README.md)"
 			    2>"$tmp/err" || fail "$stream-filter$i-$side" \
 			    "etlfilter $filter: $(cat "$tmp/err")"
 		done
+		# Holding back (one pass) or reading twice: the same bytes.
+		ETLFILTER_TWO_PASS=1 etlfilter -q $filter -o "$tmp/f$i.two" \
+		    "$tmp/$stream.v1" 2>/dev/null
+		same_file "$stream-filter$i-two-pass ($filter)" "$tmp/f$i.two" \
+		    "$tmp/f$i.v1"
 		check_eq "$stream-filter$i-keeps-1.1 ($filter)" \
 		    "$(version "$tmp/f$i.v1")" 1.1
 		check_eq "$stream-filter$i-keeps-2.0 ($filter)" \
