@@ -239,16 +239,19 @@ query_stacks_table(struct query_stacks *v, stream_id id,
 		{ "stack", VAL_STR, "" }, { "self_ns", VAL_I64, "ns" },
 	};
 	const struct stream_table t = { id, "querystacks", 2, cols };
-	struct line *lines = calloc(v->nstacks + 1, sizeof(*lines));
+	struct line *lines;
 	struct buf text = { 0 }, chain = { 0 };
 	struct value c[2];
 	size_t i;
 	int rc;
 
-	if (lines == NULL || close_section(v) != 0) {
-		free(lines);
+	/*
+	 * A section cut short still has open intervals, which closing it
+	 * makes into stacks: count them before making room for a line each.
+	 */
+	if (close_section(v) != 0 ||
+	    (lines = calloc(v->nstacks + 1, sizeof(*lines))) == NULL)
 		return -1;
-	}
 	for (i = 0; i < v->nstacks; i++) {
 		lines[i].off = text.len;
 		put_stack(v, (uint32_t)i, &text, &chain);

@@ -195,6 +195,18 @@ if etlagg queries "$tmp/cut.zst" >"$tmp/cutq.zst" &&
 else
 	fail cut-unknown "no <unknown> row"
 fi
+# A stream of a profile cut before its END (after 17 whole records of
+# the kept format 1 stream), with intervals still open:
+# querystacks says so, exit 1, and gives the stacks read so far (the
+# open intervals' stacks were once written past the end of its array).
+zstd -q -dc "$ETL_TOP/testdata/format1/profile.v1.st" | head -c 671 |
+    zstd -q >"$tmp/open.zst"
+etlagg querystacks "$tmp/open.zst" >"$tmp/openq.zst" 2>"$tmp/err"
+check_eq open-section-exit "$?" 1
+grep -q 'truncated' "$tmp/err" && pass open-section-warning ||
+    fail open-section-warning "$(cat "$tmp/err")"
+check_eq open-section-stacks "$(first_table "$tmp/openq.zst" |
+    grep -c '^rustc')" 3
 # Without its metadata the pid comes from the file name.
 head -c 20 "$tiny" >"$tmp/tiny-0030637.mm_profdata"
 etlcat "$tmp/tiny-0030637.mm_profdata" 2>/dev/null |
