@@ -417,17 +417,29 @@ stream_probe(const unsigned char *data, size_t len)
 	    stream_text_damage(data, len, 0) != NULL;
 }
 
+/* Whether two short texts are the same: names, compared in place. */
+static inline int
+same_text(const char *a, const char *b)
+{
+	while (*a == *b && *a != '\0') {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 int
 stream_schema_index(struct stream_schema *s, const char *name)
 {
+	/* A name's entry is at the slot its address picks, or not there. */
 	struct stream_schema_memo *m = s->memo;
-	size_t len;
-	unsigned i;
+	size_t slot = ((uintptr_t)name >> 3 ^ (uintptr_t)name >> 9) %
+	    SCHEMA_MEMO, len;
+	uint32_t i;
 	int index = -1;
 
-	for (i = 0; i < SCHEMA_MEMO; i++)
-		if (m->e[i].ptr == name && strcmp(m->e[i].text, name) == 0)
-			return m->e[i].index;
+	if (m->e[slot].ptr == name && same_text(m->e[slot].text, name))
+		return m->e[slot].index;
 	for (i = 0; i < s->nfields; i++)
 		if (strcmp(s->names[i], name) == 0) {
 			index = (int)i;
@@ -435,10 +447,9 @@ stream_schema_index(struct stream_schema *s, const char *name)
 		}
 	/* A longer name is looked for each time. */
 	if ((len = strlen(name)) < SCHEMA_MEMO_NAME) {
-		i = m->next++ % SCHEMA_MEMO;
-		m->e[i].ptr = name;
-		m->e[i].index = index;
-		memcpy(m->e[i].text, name, len + 1);
+		m->e[slot].ptr = name;
+		m->e[slot].index = index;
+		memcpy(m->e[slot].text, name, len + 1);
 	}
 	return index;
 }

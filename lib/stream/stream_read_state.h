@@ -94,7 +94,7 @@ struct stream_reader {
 
 /*
  * A schema's memo of the names asked for and their index (-1: none),
- * by the name's address and checked against its text.
+ * at a slot that the name's address picks, checked against its text.
  */
 #define SCHEMA_MEMO	8
 #define SCHEMA_MEMO_NAME 24
@@ -104,7 +104,6 @@ struct stream_schema_memo {
 		int index;
 		char text[SCHEMA_MEMO_NAME];
 	} e[SCHEMA_MEMO];
-	unsigned next;
 };
 
 static inline void *
