@@ -28,7 +28,8 @@
 
 #define EVENT_STACK_AT_V1 (4 + 4)	/* record word, then kind, op, cpu */
 #define EVENT_STACK_AT	4		/* version 2, held: after the word */
-#define HEAD_MAX	(4 + 4 + 10 + 5 + 3 + 5 + 5)	/* word to tid */
+/* The most a head takes: word, stack, time, schema, cpu, pid, tid. */
+#define HEAD_MAX	(4 + 5 + 10 + 5 + 3 + 5 + 5)
 
 /* The kinds of schema key, in their first byte. */
 enum { KEY_SHAPE = 1, KEY_FIELDS = 2, KEY_PASSED = 3 };
