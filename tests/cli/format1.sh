@@ -56,15 +56,6 @@ if command -v etlsynth >/dev/null; then
 	    -o "$tmp/src/waits-compact.etl" >/dev/null 2>&1 ||
 	    rm -f "$tmp/src/waits-compact.etl"
 fi
-# Small traces of the corpus (TraceLogging and manifest events, typed
-# fields, arrays, raw payloads), when it is there.
-corpus_streams="perfview__primitive-types airbus-etl-parser__lxcore_kernel
-perfview__smallEtlFile perfview__gcevents__PerfViewData
-airbus-etl-parser__AMSITrace"
-for stream in $corpus_streams; do
-	[ -f "$ETL_CORPUS/etl/$stream.etl" ] &&
-	    cp "$ETL_CORPUS/etl/$stream.etl" "$tmp/src/"
-done
 source_of() {
 	case $1 in
 	sample-head) echo sample-head.etl ;;
@@ -78,11 +69,6 @@ want_sum() {
 	sample-head) echo 1cf6f967c181e05525775b366a4e438bf5246816a5986593df0a8259efe43dc5 ;;
 	profile) echo 77039159222adf7d37f2d7546a11da5bc43fe8d67a539caabc7b2af061643aa3 ;;
 	waits-compact) echo 07e829fdd03489e238d2ab1b71aca8ee0471ae06100731e9c590e071182db1a9 ;;
-	perfview__primitive-types) echo 66df3cefc602cf91718faecb290a6dd38e7a6e494fac37f4a9176f8e581af50b ;;
-	airbus-etl-parser__lxcore_kernel) echo 2ad61c29e8e22451a5861e940644f3b9931c7af758f11891cea06eefd8aa99ac ;;
-	perfview__smallEtlFile) echo e203a1385cfb20794080c64019cd96cf3c3ec2814b206d98d42a98c8996208e3 ;;
-	perfview__gcevents__PerfViewData) echo 5c10150fc9a321542135625b94dace3d4c33c1b47ea0a2f9e1a517927fd08f29 ;;
-	airbus-etl-parser__AMSITrace) echo ad3287ce38d0704f479626b52b84ebe413d486ad9a6777d3a3ec7efb52f5f7e1 ;;
 	esac
 }
 
@@ -123,7 +109,7 @@ heapsnap threads waits switches threadtime images"
 filters="--rustc|--kind sample,process,thread,image|-p ^c --children|\
 --from 0.01 --to 0.02"
 
-for stream in sample-head profile waits-compact $corpus_streams; do
+for stream in sample-head profile waits-compact; do
 	kept=$v1/$stream.v1.st
 	check_eq "$stream-kept-is-1.1" "$(version "$kept")" 1.1
 	src=$(source_of "$stream")
@@ -131,8 +117,6 @@ for stream in sample-head profile waits-compact $corpus_streams; do
 		case $stream in
 		waits-compact) skip "$stream-v2" "no etlsynth to make its \
 source (make build/etlsynth)" ;;
-		*) skip "$stream-v2" "no corpus at $ETL_CORPUS (set \
-ETL_CORPUS)" ;;
 		esac
 		continue
 	fi

@@ -386,6 +386,227 @@ test_fields_of(void)
 	fclose(fp);
 }
 
+
+/* ---- every value type, in both formats and passed on ---- */
+
+static const unsigned char guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    12, 13, 14, 15, 16 };
+
+/* One of each value type, with values at the ends of their encodings. */
+static void
+typed_values(struct value *v)
+{
+	v[0] = (struct value){ .type = VAL_NULL };
+	v[1] = (struct value){ .type = VAL_I64, .v.i = INT64_MIN };
+	v[2] = (struct value){ .type = VAL_U64, .v.u = UINT64_MAX };
+	v[3] = (struct value){ .type = VAL_F64, .v.f = -2.5 };
+	v[4] = (struct value){ .type = VAL_STR, .v.s = { "héllo", 6 } };
+	v[5] = (struct value){ .type = VAL_HEX, .v.u = 0xfffff80012345678ULL };
+	v[6] = (struct value){ .type = VAL_NS, .v.i = -1 };
+	v[7] = (struct value){ .type = VAL_UTC, .v.u = 132400000000000000ULL };
+	v[8] = (struct value){ .type = VAL_GUID,
+	    .v.s = { (const char *)guid, 16 } };
+	v[9] = (struct value){ .type = VAL_BYTES, .v.s = { "\0\1\2", 3 } };
+	v[10] = (struct value){ .type = VAL_BOOL, .v.u = 1 };
+}
+
+static const char *const type_names[11] = { "null", "i64", "u64", "f64",
+    "str", "hex", "ns", "utc", "guid", "bytes", "bool" };
+static const struct stream_column typed_cols[11] = {
+	{ "null", VAL_NULL, NULL }, { "i64", VAL_I64, NULL },
+	{ "u64", VAL_U64, NULL }, { "f64", VAL_F64, NULL },
+	{ "str", VAL_STR, NULL }, { "hex", VAL_HEX, NULL },
+	{ "ns", VAL_NS, NULL }, { "utc", VAL_UTC, NULL },
+	{ "guid", VAL_GUID, NULL }, { "bytes", VAL_BYTES, NULL },
+	{ "bool", VAL_BOOL, NULL },
+};
+static const struct stream_shape typed_shape = { 11, typed_cols };
+
+/* A HEADER of format `major` as a record passed on, as etlfilter does. */
+static void
+write_header_of(struct stream_writer *w, unsigned major)
+{
+	unsigned char body[32] = "ETLSTRM";
+	struct stream_record rec = { .type = REC_HEADER, .body = body };
+
+	if (major == STREAM_VERSION_MAJOR) {
+		CHECK(stream_write_header(w, "test") == 0);
+		return;
+	}
+	body[8] = (unsigned char)major;
+	body[10] = 1;		/* minor */
+	body[12] = 4;
+	memcpy(body + 13, "test", 4);
+	rec.body_len = 17;
+	CHECK(stream_write_record(w, &rec) == 0);
+}
+
+/*
+ * A section of format `major`: the typed values as fields (names not
+ * literals), as a shape, a payload and no fields, ids of none, and
+ * times that go back and forth.
+ */
+static void
+write_typed(FILE *fp, unsigned major)
+{
+	struct stream_writer *w = stream_writer_new(fp, 1);
+	struct stream_field f[11];
+	struct value v[11];
+	char names[11][8];
+	struct stream_event ev = { .h = { .kind = EV_GENERIC, .cpu = 300,
+	    .stack = 70000, .pid = 4, .tid = 8, .cls = 0 } };
+	size_t i;
+
+	REQUIRE(w != NULL);
+	write_header_of(w, major);
+	typed_values(v);
+	for (i = 0; i < 11; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s", type_names[i]);
+		f[i].name = names[i];
+		f[i].val = v[i];
+	}
+	ev.h.ts = 5000000000LL;
+	ev.nfields = 11;
+	ev.fields = f;
+	CHECK(stream_write_event(w, &ev) == 0);
+	ev.h.ts = -7;
+	ev.h.kind = EV_SAMPLE;
+	ev.nfields = 0;
+	ev.fields = NULL;
+	ev.shape = &typed_shape;
+	ev.vals = v;
+	CHECK(stream_write_event(w, &ev) == 0);
+	ev.h.ts = 1;
+	ev.h.pid = ev.h.tid = 0xffffffffu;
+	ev.h.stack = 0;
+	ev.shape = NULL;
+	ev.vals = NULL;
+	ev.payload = (const unsigned char *)"raw";
+	ev.payload_len = 3;
+	CHECK(stream_write_event(w, &ev) == 0);
+	CHECK(stream_write_end(w, &(struct stream_end){ 0 }) == 0);
+	CHECK(stream_writer_close(w) == 0);
+}
+
+/* The events of write_typed() as read back from fp. */
+static void
+check_typed(FILE *fp, unsigned major)
+{
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	struct value v[11];
+	int n = 0;
+	size_t i;
+
+	REQUIRE(r != NULL);
+	typed_values(v);
+	stream_reader_open_file(r, fp, "tmp");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		const struct stream_event *e = &rec.u.event;
+
+		if (rec.type == REC_HEADER)
+			CHECK_EQ_INT(rec.u.header.major, major);
+		if (rec.type != REC_EVENT)
+			continue;
+		CHECK((e->schema != NULL) == (major >= 2));
+		CHECK_EQ_INT(e->h.cpu, 300);
+		if (n < 2) {
+			CHECK_EQ_INT(e->h.ts, n == 0 ? 5000000000LL : -7);
+			CHECK_EQ_INT(e->h.kind, n == 0 ? EV_GENERIC : EV_SAMPLE);
+			CHECK_EQ_INT(e->h.stack, 70000);
+			CHECK_EQ_INT(e->h.pid, 4);
+			CHECK_EQ_INT(e->nfields, 11);
+			CHECK_EQ_INT(e->payload_len, 0);
+			for (i = 0; i < 11 && i < e->nfields; i++) {
+				const struct value *a = &e->fields[i].val;
+
+				CHECK_EQ_STR(e->fields[i].name, type_names[i]);
+				CHECK_EQ_INT(a->type, v[i].type);
+				CHECK(stream_event_field(e, type_names[i]) == a);
+				if (v[i].type == VAL_F64)
+					CHECK(a->v.f == v[i].v.f);
+				else if (v[i].type == VAL_STR ||
+				    v[i].type == VAL_BYTES || v[i].type == VAL_GUID)
+					CHECK(a->v.s.len == v[i].v.s.len &&
+					    memcmp(a->v.s.ptr, v[i].v.s.ptr,
+					    a->v.s.len) == 0);
+				else if (v[i].type != VAL_NULL)
+					CHECK_EQ_INT(a->v.u, v[i].v.u);
+			}
+			CHECK(stream_event_field(e, "none") == NULL);
+		} else {
+			CHECK_EQ_INT(e->h.ts, 1);
+			CHECK_EQ_INT(e->h.stack, 0);
+			CHECK_EQ_INT(e->h.pid, 0xffffffffu);
+			CHECK_EQ_INT(e->h.tid, 0xffffffffu);
+			CHECK_EQ_INT(e->nfields, 0);
+			CHECK(e->payload_len == 3 &&
+			    memcmp(e->payload, "raw", 3) == 0);
+		}
+		n++;
+	}
+	CHECK_EQ_INT(n, 3);
+	CHECK(!stream_reader_truncated(r));
+	stream_reader_free(r);
+}
+
+/* Every record of `in` passed on by a writer to `out`, as tools do. */
+static void
+pass_on(FILE *in, FILE *out)
+{
+	struct stream_reader *r = stream_reader_new(STREAM_EVENT_HEADS);
+	struct stream_writer *w = stream_writer_new(out, 1);
+	struct stream_record rec;
+	int n = 0;
+
+	REQUIRE(r != NULL && w != NULL);
+	stream_reader_open_file(r, in, "in");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		/* The first event is left out: the times after it still hold. */
+		if (rec.type == REC_EVENT && n++ == 0)
+			continue;
+		CHECK(stream_write_record(w, &rec) == 0);
+	}
+	CHECK(stream_writer_close(w) == 0);
+	stream_reader_free(r);
+}
+
+static void
+test_every_type(void)
+{
+	unsigned major;
+
+	for (major = 1; major <= STREAM_VERSION_MAJOR; major++) {
+		FILE *fp = tmpfile(), *passed = tmpfile();
+		struct stream_reader *r;
+		struct stream_record rec;
+		int64_t ts[2];
+		int n = 0;
+
+		REQUIRE(fp != NULL && passed != NULL);
+		write_typed(fp, major);
+		rewind(fp);
+		check_typed(fp, major);
+		rewind(fp);
+		pass_on(fp, passed);
+		rewind(passed);
+		REQUIRE((r = stream_reader_new(0)) != NULL);
+		stream_reader_open_file(r, passed, "passed");
+		while (stream_reader_next(r, &rec) == STREAM_OK)
+			if (rec.type == REC_HEADER)
+				CHECK_EQ_INT(rec.u.header.major, major);
+			else if (rec.type == REC_EVENT && n < 2)
+				ts[n++] = rec.u.event.h.ts;
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_INT(ts[0], -7);
+		CHECK_EQ_INT(ts[1], 1);
+		CHECK(!stream_reader_truncated(r));
+		stream_reader_free(r);
+		fclose(fp);
+		fclose(passed);
+	}
+}
+
 int
 main(void)
 {
@@ -397,5 +618,6 @@ main(void)
 	RUN(test_big_frames);
 	RUN(test_stack_id_zero);
 	RUN(test_fields_of);
+	RUN(test_every_type);
 	HARNESS_EXIT();
 }
