@@ -145,13 +145,6 @@ pid_of(struct etw_decoder *d, uint32_t tid)
 	return idmap_get(&d->tid_pid, tid, &pid) ? pid : ETL_NO_ID;
 }
 
-static void
-set_name(struct value *v, const char *s)
-{
-	v->v.s.ptr = s;
-	v->v.s.len = strlen(s);
-}
-
 /* The pending switch of `cpu`, now that `new_tid` is known, as a CSwitch. */
 static void
 emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
@@ -184,9 +177,9 @@ emit_pending(struct etw_decoder *d, uint16_t cpu, uint32_t new_tid)
 	if (bits & ETW_CC_PRIORITY)
 		v[i++].v.i = p->old_priority;
 	if (bits & ETW_CC_WAIT)
-		set_name(&v[i++], etw_wait_reason_name((unsigned)p->wait_reason));
+		etw_set_text(&v[i++], etw_wait_reason_name((unsigned)p->wait_reason));
 	if (bits & ETW_CC_STATE)
-		set_name(&v[i++], etw_thread_state_name((unsigned)p->old_state));
+		etw_set_text(&v[i++], etw_thread_state_name((unsigned)p->old_state));
 	v[i++].v.u = p->wait_time;
 	v[i++].v.u = 1;		/* compact */
 	sev.shape = &d->shapes.cc[bits];

@@ -44,13 +44,6 @@ struct fields {
 	struct value *v;
 };
 
-static inline void
-set_str(struct value *v, const char *s)
-{
-	v->v.s.ptr = s;
-	v->v.s.len = strlen(s);
-}
-
 static void
 field_u(struct fields *fs, const char *name, enum value_type type, uint64_t v)
 {
@@ -237,9 +230,9 @@ on_cswitch(struct etw_decoder *d, const struct etl_event *ev,
 	v[i++].v.u = c->byte11;
 	/* The wait reason means something only for a waiting thread. */
 	if (bits & ETW_CS_WAIT)
-		set_str(&v[i++], etw_wait_reason_name(c->old_wait_reason));
+		etw_set_text(&v[i++], etw_wait_reason_name(c->old_wait_reason));
 	v[i++].v.u = c->old_wait_mode;
-	set_str(&v[i++], etw_thread_state_name(c->old_state));
+	etw_set_text(&v[i++], etw_thread_state_name(c->old_state));
 	v[i++].v.u = c->ideal_cpu;
 	v[i++].v.u = c->new_wait_time;
 	if (bits & ETW_CS_QUANTUM)
@@ -268,7 +261,7 @@ on_ready(struct etw_decoder *d, const struct etl_event *ev,
 	fs->shape = &etw_shape_ready;
 	fs->v[0].v.u = k->u.ready.tid;
 	fs->v[1].v.u = pid_of_tid(d, k->u.ready.tid);
-	set_str(&fs->v[2], etw_ready_reason_name(k->u.ready.reason));
+	etw_set_text(&fs->v[2], etw_ready_reason_name(k->u.ready.reason));
 	fs->v[3].v.i = k->u.ready.increment;
 	fs->v[4].v.u = k->u.ready.flags;
 	return 1;

@@ -16,6 +16,7 @@
 #define ETW_STATE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "base/idmap.h"
@@ -179,6 +180,14 @@ struct etw_decoder {
 	struct etw_heapsnap *heapsnap;	/* snapshots being reassembled */
 	int failed;
 };
+
+/* A value of text `s`, for the values of a shape. */
+static inline void
+etw_set_text(struct value *v, const char *s)
+{
+	v->v.s.ptr = s;
+	v->v.s.len = strlen(s);
+}
 
 /* etw_time.c */
 int64_t etw_to_ns(const struct etw_decoder *d, uint64_t ts);

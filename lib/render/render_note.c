@@ -57,6 +57,19 @@ render_note_keep(struct buf *notes, const struct stream_record *rec)
 	return notes->oom ? -1 : 0;
 }
 
+/* One note between `before` and `after`, escaped for markup if asked. */
+static void
+put_note(FILE *fp, const char *text, int markup, const char *before,
+    const char *after)
+{
+	fputs(before, fp);
+	if (markup)
+		markup_text(fp, text, strlen(text));
+	else
+		fputs(text, fp);
+	fputs(after, fp);
+}
+
 void
 render_notes_write(FILE *fp, const struct buf *notes, int markup,
     const char *before, const char *after)
@@ -64,14 +77,8 @@ render_notes_write(FILE *fp, const struct buf *notes, int markup,
 	const char *p = (const char *)notes->data;
 	const char *end = p != NULL ? p + notes->len : NULL;
 
-	for (; p != NULL && p < end; p += strlen(p) + 1) {
-		fputs(before, fp);
-		if (markup)
-			markup_text(fp, p, strlen(p));
-		else
-			fputs(p, fp);
-		fputs(after, fp);
-	}
+	for (; p != NULL && p < end; p += strlen(p) + 1)
+		put_note(fp, p, markup, before, after);
 }
 
 size_t
@@ -86,16 +93,8 @@ render_missing_note(FILE *fp, const struct render_options *opt, int markup,
 {
 	size_t i, n = render_missing_count(opt);
 
-	for (i = 0; i < n; i++) {
-		const char *m = opt->loss->missing[i];
-
-		fputs(before, fp);
-		if (markup)
-			markup_text(fp, m, strlen(m));
-		else
-			fputs(m, fp);
-		fputs(after, fp);
-	}
+	for (i = 0; i < n; i++)
+		put_note(fp, opt->loss->missing[i], markup, before, after);
 	return n > 0;
 }
 

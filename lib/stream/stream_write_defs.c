@@ -316,32 +316,19 @@ stream_write_row(struct stream_writer *w, const struct stream_row *r)
 	return writer_rec_end(w);
 }
 
-/* The varint a body starts with; 0 if there is none. */
-static uint64_t
-first_var(const unsigned char *p, size_t len)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < len && i < 10; i++) {
-		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-		if ((p[i] & 0x80) == 0)
-			return v;
-	}
-	return 0;
-}
-
 int
 stream_write_record(struct stream_writer *w, const struct stream_record *rec)
 {
 	struct buf *b;
+	struct cursor c;
 
 	/* Its time is coded against this stream's events, not the input's. */
 	if (rec->type == REC_EVENT && w->major >= 2)
 		return stream_write_read_event(w, rec);
 	/* Its id read from the body: a held record has no parsed schema. */
-	if (rec->type == REC_SCHEMA && writer_pass_schema(w,
-	    first_var(rec->body, rec->body_len)) != 0)
+	cursor_init(&c, rec->body, rec->body_len);
+	if (rec->type == REC_SCHEMA &&
+	    writer_pass_schema(w, (stream_id)cursor_var(&c)) != 0)
 		return writer_fail(w, EINVAL);
 	b = writer_rec_begin(w, rec->type);
 	/* Read from the body: a held record has no parsed header. */

@@ -587,46 +587,28 @@ put_event(struct stream_writer *w, stream_id stack, int64_t ts,
 	return 0;
 }
 
-/* Skips a varint of `p`, `n` bytes; @return : its length, 0 if bad. */
-static size_t
-skip_var(const unsigned char *p, size_t n, uint64_t *v)
-{
-	size_t i;
-
-	*v = 0;
-	for (i = 0; i < n && i < 10; i++) {
-		*v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-		if ((p[i] & 0x80) == 0)
-			return i + 1;
-	}
-	return 0;
-}
-
 int
 stream_write_read_event(struct stream_writer *w,
     const struct stream_record *rec)
 {
-	const unsigned char *body = rec->body;
-	size_t n = rec->body_len, a, b;
-	uint64_t stack, dts;
+	struct cursor c;
+	stream_id stack;
 
 	if (w->failed)
 		return writer_fail(w, w->saved_errno);
 	if (w->major < 2) {
-		w->rec.len = 0;
-		buf_put_u32(&w->rec, REC_EVENT);
-		buf_put(&w->rec, body, n);
-		if (w->rec.oom)
-			return writer_fail(w, ENOMEM);
-		writer_store_len(w->rec.data, w->rec.len);
-		return writer_append(w, w->rec.data, w->rec.len);
+		buf_put(writer_rec_begin(w, REC_EVENT), rec->body,
+		    rec->body_len);
+		return writer_rec_end(w);
 	}
 	/* Past the stack id and the input's coding of the time. */
-	if ((a = skip_var(body, n, &stack)) == 0 ||
-	    (b = skip_var(body + a, n - a, &dts)) == 0)
+	cursor_init(&c, rec->body, rec->body_len);
+	stack = (stream_id)cursor_var(&c);
+	cursor_svar(&c);
+	if (c.bad)
 		return writer_fail(w, EINVAL);
-	return put_event(w, (stream_id)stack, rec->u.event.h.ts, body + a + b,
-	    n - a - b);
+	return put_event(w, stack, rec->u.event.h.ts, c.p,
+	    (size_t)(c.end - c.p));
 }
 
 /* ---- the entry points ---- */
