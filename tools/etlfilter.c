@@ -299,9 +299,12 @@ main(int argc, char *argv[])
 	fp = cli_open_output(out, 1, force, argc, argv);
 	/*
 	 * The filter decides on an event's head, and a kept event passes on
-	 * as it was read: decoding its fields would be work for nothing.
+	 * as it was read: decoding its fields would be work for nothing,
+	 * but for the other side of a switch or a ready event.
 	 */
-	r = stream_reader_new(STREAM_EVENT_HEADS);
+	if ((r = stream_reader_new(0)) != NULL)
+		stream_reader_fields_of(r, STREAM_KIND(EV_CSWITCH) |
+		    STREAM_KIND(EV_READY));
 	w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
 	if (r == NULL || w == NULL ||
 	    (run.o = filter_out_new(f, w, HOLD_MEMORY)) == NULL)

@@ -81,6 +81,7 @@ struct filter {
 	unsigned flags;
 	struct regex_list names, cmdlines;
 	struct idmap pids, tids;	/* sets: the values are unused */
+	struct buf pid_list;		/* uint32_t: the pids, as given */
 	uint32_t kinds;			/* 1 << kind */
 	int kind_stack;			/* "stack": events with a stack */
 	char **providers;
@@ -105,6 +106,18 @@ struct filter {
 	size_t classes_cap;
 	int64_t from_ns, to_ns;
 	int window_known;		/* UTC bounds need the trace start */
+
+	/*
+	 * One pass: the second side's tickets of the switches and readies
+	 * held back whose both sides wait (TICKET_PAIR), in order.
+	 */
+	int onepass;			/* filter_next() is in use */
+	uint64_t *pairq;
+	size_t pq_head, pq_len, pq_cap;
+	/* Non-scan pid criteria: the section's PROCESS ids of kept pids. */
+	struct buf kept_defs;
+	/* What filter_scope_kept() hands out. */
+	struct buf scope_procs, scope_pids;
 
 	char error[256];
 };
@@ -162,6 +175,11 @@ filter_free(struct filter *f)
 	free(f->providers);
 	free(f->sections);
 	free(f->classes);
+	free(f->pairq);
+	buf_release(&f->pid_list);
+	buf_release(&f->kept_defs);
+	buf_release(&f->scope_procs);
+	buf_release(&f->scope_pids);
 	free(f);
 }
 
@@ -265,7 +283,13 @@ add_id(struct filter *f, struct idmap *set, const char *item,
 static int
 add_pid(struct filter *f, const char *item)
 {
-	return add_id(f, &f->pids, item, "pid");
+	uint32_t pid = 0;
+
+	if (add_id(f, &f->pids, item, "pid") != 0)
+		return -1;
+	(void)parse_u32(item, &pid);
+	buf_put(&f->pid_list, &pid, sizeof(pid));
+	return f->pid_list.oom ? set_error(f, "out of memory") : 0;
 }
 
 static int
@@ -662,9 +686,26 @@ clear_section_state(struct filter *f)
 	set_window(f, NULL);
 }
 
+/*
+ * Criteria of pids alone judge events by pid: the section's processes
+ * of those pids are noted for the SCOPE record.
+ */
+static int
+note_kept_def(struct filter *f, const struct stream_process *p)
+{
+	uint32_t id = p->id;
+
+	if (filter_needs_scan(f) || f->pids.count == 0 || id == 0 ||
+	    !pid_matches(f, p->pid))
+		return 0;
+	buf_put(&f->kept_defs, &id, sizeof(id));
+	return f->kept_defs.oom ? -1 : 0;
+}
+
 static void
 enter_section(struct filter *f)
 {
+	f->kept_defs.len = 0;
 	f->cur++;
 	if (f->cur <= f->nsections && !f->sections[f->cur - 1].resolved)
 		resolve_section(f, &f->sections[f->cur - 1]);
@@ -721,6 +762,19 @@ note_class(struct filter *f, const struct stream_class *c)
 	return 0;
 }
 
+/*
+ * Whether events of this kind carry state into a window: the schedule,
+ * VirtualAlloc, lifetimes and losses are kept outside it as context, so
+ * that the window's views see the state at its start (etl-stream(5)).
+ */
+static int
+carries_state(unsigned kind)
+{
+	return kind == EV_CSWITCH || kind == EV_READY || kind == EV_VMEM ||
+	    kind == EV_PROCESS || kind == EV_THREAD || kind == EV_IMAGE ||
+	    kind == EV_LOST;
+}
+
 /* Whether an event meets the criteria other than its process's. */
 static int
 head_matches(const struct filter *f, const struct stream_event_head *h)
@@ -737,16 +791,74 @@ head_matches(const struct filter *f, const struct stream_event_head *h)
 	    (h->cls >= f->classes_cap || !f->classes[h->cls]))
 		return 0;
 	if ((f->from.set || f->to.set) && (!f->window_known ||
-	    h->ts < f->from_ns || h->ts >= f->to_ns))
+	    h->ts < f->from_ns || h->ts >= f->to_ns) && !carries_state(h->kind))
 		return 0;
 	return 1;
 }
 
+/*
+ * The other process of an event with two sides: the thread switched
+ * out of a context switch, the thread readied by a ready event (the
+ * head names the one switched in, the readying one).
+ */
+static int
+other_pid(const struct filter *f, const struct stream_event *ev,
+    uint32_t *pid)
+{
+	const struct value *v;
+
+	if (!by_process(f) ||
+	    (ev->h.kind != EV_CSWITCH && ev->h.kind != EV_READY))
+		return 0;
+	v = stream_event_field(ev, ev->h.kind == EV_CSWITCH ? "old_pid" :
+	    "readied_pid");
+	if (v == NULL || (v->type != VAL_U64 && v->type != VAL_I64 &&
+	    v->type != VAL_HEX))
+		return 0;
+	*pid = (uint32_t)v->v.u;
+	return 1;
+}
+
+/*
+ * Lifetimes of every process and thread stay as context under process
+ * criteria: they say which instance an id of a kept event names.
+ */
+static int
+lifetime(const struct filter *f, const struct stream_event *ev)
+{
+	const struct stream_event_head *h = &ev->h;
+
+	if (!by_process(f))
+		return 0;
+	if (h->kind == EV_PROCESS || h->kind == EV_THREAD)
+		return 1;
+	/*
+	 * Compact switches: the ready events of such a trace do not name
+	 * the readying thread, which is then the one running on the
+	 * processor (etl-events-2.md 3.2), so every switch stays to say it.
+	 */
+	return h->kind == EV_CSWITCH &&
+	    stream_event_field(ev, "compact") != NULL;
+}
+
+/*
+ * Two passes: an event is kept if either of its sides is (filter.h);
+ * -v turns each side round, not the whole.
+ */
 static int
 event_matches(struct filter *f, const struct stream_reader *r,
-    const struct stream_event_head *h)
+    const struct stream_event *ev)
 {
-	return head_matches(f, h) && process_matches(f, r, h->pid);
+	int inv = (f->flags & FILTER_INVERT) != 0;
+	uint32_t other;
+
+	if (!head_matches(f, &ev->h))
+		return inv;
+	if (lifetime(f, ev) ||
+	    (process_matches(f, r, ev->h.pid) ^ inv))
+		return 1;
+	return other_pid(f, ev, &other) &&
+	    (process_matches(f, r, other) ^ inv);
 }
 
 int
@@ -764,9 +876,12 @@ filter_record(struct filter *f, const struct stream_reader *r,
 		if (note_class(f, &rec->u.cls) != 0)
 			return -1;
 		break;
+	case REC_PROCESS:
+		if (note_kept_def(f, &rec->u.process) != 0)
+			return -1;
+		break;
 	case REC_EVENT:
-		return event_matches(f, r, &rec->u.event.h) ^
-		    ((f->flags & FILTER_INVERT) != 0);
+		return event_matches(f, r, &rec->u.event);
 	default:
 		break;
 	}
@@ -777,6 +892,8 @@ filter_record(struct filter *f, const struct stream_reader *r,
 
 /* A ticket names a PROCESS id with this bit, else a pid. */
 #define TICKET_PROCESS (1ull << 32)
+/* Both sides of a held switch or ready wait: the second is in pairq. */
+#define TICKET_PAIR (1ull << 33)
 
 /* A new section: the notes of the one before go. */
 static int
@@ -787,6 +904,9 @@ onepass_enter(struct filter *f)
 		return -1;
 	f->cur = 1;
 	f->sections[0].resolved = 1;	/* by filter_section_end() */
+	f->pq_head = f->pq_len = 0;
+	f->kept_defs.len = 0;
+	f->onepass = 1;
 	clear_section_state(f);
 	return 1;
 }
@@ -896,14 +1016,80 @@ verdict(const struct filter *f, int v)
 	return v ^ ((f->flags & FILTER_INVERT) != 0);
 }
 
+/*
+ * One side of an event in one pass: whether process `pid` matches (-v
+ * not applied), or FILTER_WAIT with *ticket for side_held().
+ */
+static int
+side_next(struct filter *f, const struct stream_reader *r, uint32_t pid,
+    int holding, uint64_t *ticket)
+{
+	const struct stream_process *p;
+	struct section *s;
+	uint32_t id;
+
+	if (!filter_needs_scan(f))
+		return process_matches(f, r, pid);
+	if (f->nsections == 0)
+		return 0;
+	s = &f->sections[f->nsections - 1];
+	if (pid == PID_NONE)
+		return f->names.n == 0 && f->cmdlines.n == 0 &&
+		    pid_matches(f, pid);
+	if ((p = stream_process_by_pid(r, pid)) != NULL)
+		id = p->id;
+	else if (!idmap_get(&s->first, pid, &id)) {
+		*ticket = pid;
+		return FILTER_WAIT;
+	}
+	*ticket = TICKET_PROCESS | id;
+	return decide(f, s, id, !holding);
+}
+
+/* The verdict on two sides: kept if either is, after -v. */
+static int
+either(const struct filter *f, int a, int b)
+{
+	int inv = (f->flags & FILTER_INVERT) != 0;
+
+	if (a != FILTER_WAIT)
+		a ^= inv;
+	if (b != FILTER_WAIT)
+		b ^= inv;
+	if (a == 1 || b == 1)
+		return 1;
+	return a == 0 && b == 0 ? 0 : FILTER_WAIT;
+}
+
+/* Holds the second side's ticket of a held pair, in order. */
+static int
+pair_push(struct filter *f, uint64_t ticket)
+{
+	if (f->pq_len == f->pq_cap) {
+		size_t cap = f->pq_cap ? f->pq_cap * 2 : 64, i;
+		uint64_t *q = malloc(cap * sizeof(*q));
+
+		if (q == NULL)
+			return -1;
+		for (i = 0; i < f->pq_len; i++)
+			q[i] = f->pairq[(f->pq_head + i) % f->pq_cap];
+		free(f->pairq);
+		f->pairq = q;
+		f->pq_cap = cap;
+		f->pq_head = 0;
+	}
+	f->pairq[(f->pq_head + f->pq_len++) % f->pq_cap] = ticket;
+	return 0;
+}
+
 int
 filter_next(struct filter *f, const struct stream_reader *r,
     const struct stream_record *rec, int holding, uint64_t *ticket)
 {
 	const struct stream_event_head *h = &rec->u.event.h;
-	const struct stream_process *p;
-	struct section *s;
-	uint32_t id;
+	uint64_t ta = 0, tb = 0;
+	uint32_t other;
+	int a, b, v;
 
 	switch (rec->type) {
 	case REC_HEADER:
@@ -912,7 +1098,7 @@ filter_next(struct filter *f, const struct stream_reader *r,
 		if (filter_needs_scan(f) && f->nsections > 0 &&
 		    note_process(f, r, &rec->u.process) != 0)
 			return -1;
-		return 1;
+		return note_kept_def(f, &rec->u.process) != 0 ? -1 : 1;
 	case REC_EVENT:
 		break;
 	default:
@@ -920,43 +1106,63 @@ filter_next(struct filter *f, const struct stream_reader *r,
 	}
 	if (!head_matches(f, h))
 		return verdict(f, 0);
-	if (!filter_needs_scan(f))
-		return verdict(f, process_matches(f, r, h->pid));
-	if (f->nsections == 0)
-		return verdict(f, 0);
-	s = &f->sections[f->nsections - 1];
-	if (h->pid == PID_NONE)
-		return verdict(f, f->names.n == 0 && f->cmdlines.n == 0 &&
-		    pid_matches(f, h->pid));
-	if ((p = stream_process_by_pid(r, h->pid)) != NULL)
-		id = p->id;
-	else if (!idmap_get(&s->first, h->pid, &id)) {
-		*ticket = h->pid;
-		return FILTER_WAIT;
+	if (lifetime(f, &rec->u.event))
+		return 1;
+	a = side_next(f, r, h->pid, holding, &ta);
+	if (!other_pid(f, &rec->u.event, &other)) {
+		*ticket = ta;
+		return verdict(f, a);
 	}
-	*ticket = TICKET_PROCESS | id;
-	return verdict(f, decide(f, s, id, !holding));
+	if (a != FILTER_WAIT && (a ^ ((f->flags & FILTER_INVERT) != 0)))
+		return 1;
+	b = side_next(f, r, other, holding, &tb);
+	if ((v = either(f, a, b)) != FILTER_WAIT)
+		return v;
+	if (a == FILTER_WAIT && b == FILTER_WAIT) {
+		if (pair_push(f, tb) != 0)
+			return -1;
+		*ticket = TICKET_PAIR | ta;
+	} else
+		*ticket = a == FILTER_WAIT ? ta : tb;
+	return FILTER_WAIT;
 }
 
-int
-filter_held(struct filter *f, uint64_t ticket)
+/* A held side: whether it matches (-v not applied), or FILTER_WAIT. */
+static int
+side_held(struct filter *f, struct section *s, uint64_t ticket)
 {
-	struct section *s;
 	uint32_t id, pid = (uint32_t)ticket;
 
-	if (f->nsections == 0)
-		return verdict(f, 0);
-	s = &f->sections[f->nsections - 1];
 	if (ticket & TICKET_PROCESS)
 		id = (uint32_t)ticket;
 	else if (!idmap_get(&s->first, pid, &id)) {
 		if (!f->final)
 			return FILTER_WAIT;
 		/* Never defined: only a pid can match it. */
-		return verdict(f, f->names.n == 0 && f->cmdlines.n == 0 &&
-		    pid_matches(f, pid));
+		return f->names.n == 0 && f->cmdlines.n == 0 &&
+		    pid_matches(f, pid);
 	}
-	return verdict(f, decide(f, s, id, 1));
+	return decide(f, s, id, 1);
+}
+
+int
+filter_held(struct filter *f, uint64_t ticket)
+{
+	struct section *s;
+	int v;
+
+	if (f->nsections == 0)
+		return verdict(f, 0);
+	s = &f->sections[f->nsections - 1];
+	if (!(ticket & TICKET_PAIR))
+		return verdict(f, side_held(f, s, ticket));
+	v = either(f, side_held(f, s, ticket & ~TICKET_PAIR),
+	    f->pq_len > 0 ? side_held(f, s, f->pairq[f->pq_head]) : 0);
+	if (v != FILTER_WAIT && f->pq_len > 0) {
+		f->pq_head = (f->pq_head + 1) % f->pq_cap;
+		f->pq_len--;
+	}
+	return v;
 }
 
 void
@@ -966,4 +1172,82 @@ filter_section_end(struct filter *f)
 		resolve_section(f, &f->sections[f->nsections - 1]);
 	f->final = 1;
 	f->walk_start = 0;
+}
+
+/* ---- What the output says it holds (REC_SCOPE) ---- */
+
+int
+filter_scope_window(const struct filter *f, struct stream_scope *sc)
+{
+	if (!(f->from.set || f->to.set) || !f->window_known)
+		return 0;
+	memset(sc, 0, sizeof(*sc));
+	sc->what = SCOPE_WINDOW;
+	sc->from_ns = f->from.set ? f->from_ns : INT64_MIN;
+	sc->to_ns = f->to.set ? f->to_ns : INT64_MAX;
+	return 1;
+}
+
+static int
+put_id(struct buf *b, uint32_t id)
+{
+	unsigned char le[4] = { id & 0xff, id >> 8 & 0xff, id >> 16 & 0xff,
+	    id >> 24 };
+
+	buf_put(b, le, sizeof(le));
+	return b->oom ? -1 : 0;
+}
+
+/* The PROCESS ids that match in the section, as little-endian items. */
+static int
+matching_procs(struct filter *f, struct buf *out)
+{
+	struct section *s;
+	const uint32_t *ids;
+	size_t i, n;
+
+	if (!filter_needs_scan(f)) {
+		ids = (const uint32_t *)f->kept_defs.data;
+		n = f->kept_defs.len / sizeof(*ids);
+		for (i = 0; i < n; i++)
+			if (put_id(out, ids[i]) != 0)
+				return -1;
+		return 0;
+	}
+	if (f->cur == 0 || f->cur > f->nsections)
+		return 0;
+	s = &f->sections[f->cur - 1];
+	if (f->onepass)
+		filter_section_end(f);	/* decides who was never asked */
+	for (i = 1; i < s->cap; i++)
+		if ((s->procs[i].flags & (NOTE_DEFINED | NOTE_MATCH)) ==
+		    (NOTE_DEFINED | NOTE_MATCH) && put_id(out, (uint32_t)i) != 0)
+			return -1;
+	return 0;
+}
+
+int
+filter_scope_kept(struct filter *f, struct stream_scope *sc)
+{
+	const uint32_t *pids = (const uint32_t *)f->pid_list.data;
+	size_t i, n = f->pid_list.len / sizeof(*pids);
+
+	if (!by_process(f))
+		return 0;
+	f->scope_procs.len = f->scope_pids.len = 0;
+	if (matching_procs(f, &f->scope_procs) != 0)
+		return -1;
+	/* Pids never defined match by pid alone, without regexes. */
+	if (f->names.n == 0 && f->cmdlines.n == 0)
+		for (i = 0; i < n; i++)
+			if (put_id(&f->scope_pids, pids[i]) != 0)
+				return -1;
+	memset(sc, 0, sizeof(*sc));
+	sc->what = SCOPE_KEPT;
+	sc->except = (f->flags & FILTER_INVERT) != 0;
+	sc->nprocs = (uint32_t)(f->scope_procs.len / 4);
+	sc->procs = f->scope_procs.data;
+	sc->npids = (uint32_t)(f->scope_pids.len / 4);
+	sc->pids = f->scope_pids.data;
+	return 1;
 }

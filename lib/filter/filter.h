@@ -12,6 +12,14 @@
  * inverts the whole, so a filter and its inverse split the events of a
  * stream in two.
  *
+ * Context.  A context switch is kept if the thread switched in or the
+ * one switched out is of a kept process, and a ready event if the
+ * readying or the readied thread is; the lifetimes of every process and
+ * thread are kept.  With a window, the events that carry state into it
+ * (switches, readies, VirtualAlloc, lifetimes, losses) are kept outside
+ * it.  What is kept only as context does not count: the output's SCOPE
+ * records (filter_scope_window(), filter_scope_kept()) say what does.
+ *
  * Processes.  An event belongs to the process its pid denotes at that
  * point of the stream (stream_process_by_pid()); when the pid has had no
  * definition yet in the section, to the first process the section
@@ -141,5 +149,20 @@ int filter_held(struct filter *f, uint64_t ticket);
 
 /* The section has ended: from now on filter_held() does not wait. */
 void filter_section_end(struct filter *f);
+
+/* ---- What the output holds (REC_SCOPE, etl-stream(5)) ---- */
+
+/*
+ * The window of the section, once its start is known: @return 1 and
+ * *sc set, or 0 if there is none (yet).
+ */
+int filter_scope_window(const struct filter *f, struct stream_scope *sc);
+
+/*
+ * At the section's end: the processes whose events count.  @return 1
+ * and *sc set (valid until the next call), 0 without process criteria,
+ * -1 out of memory.
+ */
+int filter_scope_kept(struct filter *f, struct stream_scope *sc);
 
 #endif

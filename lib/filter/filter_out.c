@@ -20,6 +20,7 @@ struct filter_out {
 	struct stream_writer *w;
 	struct holdback *hold;
 	int open;		/* a section is open in the output */
+	int window_said;	/* the section's SCOPE window is written */
 	uint64_t dropped;	/* events the section left out */
 };
 
@@ -66,10 +67,39 @@ write_dropped(struct filter_out *o)
  * the reader, not the holdback) is copied as its bytes, but for those
  * that the writer must see.
  */
+/* The SCOPE of the window, once per section, before its events. */
+static int
+write_window(struct filter_out *o)
+{
+	struct stream_scope sc;
+
+	if (o->window_said || !filter_scope_window(o->f, &sc))
+		return 0;
+	o->window_said = 1;
+	return stream_write_scope(o->w, &sc);
+}
+
+/* The SCOPE of the processes kept, at the section's end. */
+static int
+write_kept(struct filter_out *o)
+{
+	struct stream_scope sc;
+	int rc = filter_scope_kept(o->f, &sc);
+
+	if (rc < 0) {
+		errno = ENOMEM;
+		return FILTER_OUT_HOLD;
+	}
+	return rc == 1 && stream_write_scope(o->w, &sc) != 0 ?
+	    FILTER_OUT_WRITE : 0;
+}
+
 static int
 write_rec(struct filter_out *o, const struct stream_record *rec, int keep,
     int as_read)
 {
+	int rc;
+
 	const unsigned char *raw;
 	size_t len;
 
@@ -79,15 +109,25 @@ write_rec(struct filter_out *o, const struct stream_record *rec, int keep,
 		if (o->open && write_dropped(o) != 0)
 			return FILTER_OUT_WRITE;
 		o->open = 1;
+		o->window_said = 0;
 		as_read = 0;
 		break;
 	case REC_END:
 		o->open = 0;
+		if ((rc = write_kept(o)) != 0)
+			return rc;
 		if (write_dropped(o) != 0 ||
 		    stream_write_end(o->w, &rec->u.end) != 0)
 			return FILTER_OUT_WRITE;
 		return 0;
+	case REC_TRACE:
+		if (stream_write_record(o->w, rec) != 0 ||
+		    write_window(o) != 0)
+			return FILTER_OUT_WRITE;
+		return 0;
 	case REC_EVENT:
+		if (write_window(o) != 0)
+			return FILTER_OUT_WRITE;
 		if (!keep) {
 			o->dropped++;
 			return 0;
@@ -184,6 +224,8 @@ filter_out_finish(struct filter_out *o)
 		return rc;
 	if (o->open) {
 		o->open = 0;
+		if ((rc = write_kept(o)) != 0)
+			return rc;
 		if (write_dropped(o) != 0)
 			return FILTER_OUT_WRITE;
 	}

@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/idmap.h"
 #include "base/intern.h"
+#include "scope.h"
 #include "proctab.h"
 
 #define DEFAULT_INTERVAL_NS	1000000		/* 1 ms, WPA's default too */
@@ -61,6 +62,13 @@ struct proctab {
 	struct idmap of_def;		/* process definition -> index */
 	struct idmap undefined;		/* pid without definition -> index */
 	struct idmap interval_classes;	/* classes that set the interval */
+	/*
+	 * Entries first listed in this section ({index, PROCESS id, pid}),
+	 * unlisted at its end if a filter upstream kept them only as
+	 * context (scope.h).
+	 */
+	struct buf fresh;
+	struct scope *sc;
 	/* The table being merged, and where its columns are. */
 	stream_id merge_table;
 	int cols[PROCTAB_NCOLS];
@@ -74,6 +82,10 @@ proctab_new(void)
 	if (pt != NULL) {
 		pt->interval_ns = DEFAULT_INTERVAL_NS;
 		pt->end_ns = INT64_MIN;
+		if ((pt->sc = scope_new()) == NULL) {
+			free(pt);
+			return NULL;
+		}
 	}
 	return pt;
 }
@@ -85,6 +97,8 @@ proctab_free(struct proctab *pt)
 		return;
 	buf_release(&pt->procs);
 	buf_release(&pt->ends);
+	buf_release(&pt->fresh);
+	scope_free(pt->sc);
 	intern_release(&pt->strings);
 	intern_release(&pt->keys);
 	idmap_release(&pt->of_def);
@@ -236,6 +250,33 @@ proctab_of_pid(struct proctab *pt, const struct stream_reader *r,
 	return i;
 }
 
+/* Entry i is listed: by an event of PROCESS `def` (0: none) or `pid`. */
+static void
+list_entry(struct proctab *pt, uint32_t i, stream_id def, uint32_t pid)
+{
+	struct proc *p = entry(pt, i);
+	uint32_t note[3] = { i, def, pid };
+
+	if (p->listed)
+		return;
+	p->listed = 1;
+	buf_put(&pt->fresh, note, sizeof(note));
+}
+
+/* The section ends: what a filter kept as context only is not listed. */
+static void
+unlist_context(struct proctab *pt)
+{
+	const uint32_t *note = (const uint32_t *)pt->fresh.data;
+	size_t i, n = pt->fresh.len / (3 * sizeof(*note));
+
+	if (scope_limited(pt->sc))
+		for (i = 0; i < n; i++, note += 3)
+			if (!scope_keeps(pt->sc, note[1], note[2]))
+				entry(pt, note[0])->listed = 0;
+	pt->fresh.len = 0;
+}
+
 static void
 count_thread(struct proctab *pt, struct proc *p)
 {
@@ -282,8 +323,8 @@ on_process_event(struct proctab *pt, const struct stream_reader *r,
 
 	if (i == PROCTAB_NONE)
 		return -1;
+	list_entry(pt, i, (stream_id)field_u64(ev, "process", 0), ev->h.pid);
 	p = entry(pt, i);
-	p->listed = 1;
 	seen(pt, p, ev->h.ts);
 	/* In the rundown at the trace's end: it outlived the trace. */
 	if (ev->h.op == EVOP_DCEND && p->fate == FATE_UNKNOWN)
@@ -308,13 +349,14 @@ static int
 on_sample(struct proctab *pt, const struct stream_reader *r,
     const struct stream_event *ev)
 {
+	const struct stream_process *def = stream_process_by_pid(r, ev->h.pid);
 	uint32_t i = proctab_of_pid(pt, r, ev->h.pid);
 	struct proc *p;
 
 	if (i == PROCTAB_NONE)
 		return -1;
+	list_entry(pt, i, def != NULL ? def->id : 0, ev->h.pid);
 	p = entry(pt, i);
-	p->listed = 1;
 	seen(pt, p, ev->h.ts);
 	p->samples++;
 	p->cpu_ns += pt->interval_ns;
@@ -341,7 +383,7 @@ list_process(struct proctab *pt, const struct stream_reader *r,
 	uint32_t i;
 
 	if (def != NULL && idmap_get(&pt->of_def, def->id, &i)) {
-		entry(pt, i)->listed = 1;
+		list_entry(pt, i, def->id, ev->h.pid);
 		seen(pt, entry(pt, i), ev->h.ts);
 	}
 }
@@ -412,10 +454,15 @@ proctab_record(struct proctab *pt, const struct stream_reader *r,
 {
 	uint32_t i;
 
+	/* Before the scope forgets the section a new HEADER ends. */
+	if (rec->type == REC_END || rec->type == REC_HEADER)
+		unlist_context(pt);
+	if (scope_record(pt->sc, r, rec) != 0)
+		return -1;
 	switch (rec->type) {
 	case REC_HEADER:
 		new_section(pt);
-		return pt->ends.oom ? -1 : 0;
+		return pt->ends.oom || pt->fresh.oom ? -1 : 0;
 	case REC_TRACE:
 		pt->trace_utc = rec->u.trace.start_utc;
 		if (rec->u.trace.start_utc != 0 &&

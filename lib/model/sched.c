@@ -10,6 +10,7 @@
 
 #include "stream/frames.h"
 #include "base/idmap.h"
+#include "scope.h"
 #include "sched.h"
 
 #define SCHED_CPUS	1024
@@ -18,7 +19,10 @@
 struct sched {
 	sched_switch_fn fn;
 	void *ctx;
-	int64_t from, to;
+	int64_t from, to;		/* the section's window */
+	int64_t opt_from, opt_to;	/* the view's own */
+	struct scope *sc;
+	size_t sec_first;		/* the section's first instance */
 	struct sched_thread *t;		/* instances; [0] is idle */
 	size_t n, cap;
 	struct idmap by_tid;		/* tid -> current instance + 1 */
@@ -95,8 +99,12 @@ add_thread(struct sched *s, const struct stream_reader *r, uint32_t tid,
 	t->pid = pid;
 	t->start_ns = start;
 	t->last_out_ns = INT64_MIN;
-	if (r != NULL && pid != NO_ID)
+	if (r != NULL && pid != NO_ID) {
+		const struct stream_process *p = stream_process_by_pid(r, pid);
+
+		t->proc = p != NULL ? p->id : 0;
 		image_of(r, pid, t->image);
+	}
 	if (tid != 0 && idmap_put(&s->by_tid, tid, (uint32_t)s->n + 1) != 0)
 		return NULL;
 	return &s->t[s->n++];
@@ -121,6 +129,9 @@ static void
 switch_out(struct sched *s, struct sched_thread *o, int64_t ts,
     const struct stream_event *ev)
 {
+	/* The event says how it went out, whatever was seen before. */
+	field_str(ev, "old_state", o->out_state, sizeof(o->out_state));
+	field_str(ev, "old_wait_reason", o->out_reason, sizeof(o->out_reason));
 	if (!o->running)
 		return;
 	o->running_ns += clip(s, o->in_ns, ts);
@@ -128,8 +139,6 @@ switch_out(struct sched *s, struct sched_thread *o, int64_t ts,
 	o->out = 1;
 	o->readied = 0;
 	o->out_ns = o->last_out_ns = ts;
-	field_str(ev, "old_state", o->out_state, sizeof(o->out_state));
-	field_str(ev, "old_wait_reason", o->out_reason, sizeof(o->out_reason));
 }
 
 static int
@@ -248,6 +257,10 @@ on_ready(struct sched *s, const struct stream_reader *r,
 	if (b != NULL) {
 		t->readier_pid = b->pid;
 		memcpy(t->readier_image, b->image, SCHED_NAME);
+	} else if (by != NO_ID && ev->h.pid != NO_ID) {
+		/* Not seen yet (a filter kept only this of it): the event's. */
+		t->readier_pid = ev->h.pid;
+		image_of(r, ev->h.pid, t->readier_image);
 	}
 	t->ready_stack = ev->h.stack;
 	return 0;
@@ -273,12 +286,31 @@ on_thread(struct sched *s, const struct stream_reader *r,
 	return 0;
 }
 
+/*
+ * A filter upstream said which processes count (scope.h): the others'
+ * threads of the section, there as context, are hidden.
+ */
+static void
+hide_context(struct sched *s)
+{
+	size_t i;
+
+	if (!scope_limited(s->sc))
+		return;
+	if (!scope_keeps(s->sc, 0, 0))
+		s->t[0].hidden = 1;
+	for (i = s->sec_first > 0 ? s->sec_first : 1; i < s->n; i++)
+		if (!scope_keeps(s->sc, s->t[i].proc, s->t[i].pid))
+			s->t[i].hidden = 1;
+}
+
 /* The section ended at `end`: close what runs. */
 static void
 close_section(struct sched *s, int64_t end)
 {
 	size_t i;
 
+	hide_context(s);
 	for (i = 1; i < s->n; i++)
 		if (s->t[i].running) {
 			s->t[i].running_ns += clip(s, s->t[i].in_ns, end);
@@ -303,6 +335,16 @@ sched_record(struct sched *s, const struct stream_reader *r,
 {
 	const struct stream_event *ev = &rec->u.event;
 
+	if (scope_record(s->sc, r, rec) != 0)
+		return -1;
+	if (rec->type == REC_HEADER || rec->type == REC_SCOPE) {
+		if (rec->type == REC_HEADER)
+			s->sec_first = s->n;
+		s->from = s->opt_from;
+		s->to = s->opt_to;
+		scope_window(s->sc, &s->from, &s->to);
+		return 0;
+	}
 	if (rec->type == REC_END) {
 		close_section(s, (int64_t)rec->u.end.end_ns > s->last_ns ?
 		    (int64_t)rec->u.end.end_ns : s->last_ns);
@@ -345,8 +387,12 @@ sched_new(sched_switch_fn fn, void *ctx)
 		return NULL;
 	s->fn = fn;
 	s->ctx = ctx;
-	s->from = INT64_MIN;
-	s->to = INT64_MAX;
+	s->from = s->opt_from = INT64_MIN;
+	s->to = s->opt_to = INT64_MAX;
+	if ((s->sc = scope_new()) == NULL) {
+		free(s);
+		return NULL;
+	}
 	for (i = 0; i < SCHED_CPUS; i++)
 		s->idle_in[i] = INT64_MIN;
 	if (add_thread(s, NULL, 0, 0, INT64_MIN) == NULL) {
@@ -363,6 +409,7 @@ sched_free(struct sched *s)
 	if (s == NULL)
 		return;
 	idmap_release(&s->by_tid);
+	scope_free(s->sc);
 	free(s->t);
 	free(s);
 }
@@ -370,8 +417,9 @@ sched_free(struct sched *s)
 void
 sched_set_window(struct sched *s, int64_t from, int64_t to)
 {
-	s->from = from;
-	s->to = to;
+	s->from = s->opt_from = from;
+	s->to = s->opt_to = to;
+	scope_window(s->sc, &s->from, &s->to);
 }
 
 void

@@ -21,7 +21,10 @@
  * sched_switch), with the readying thread inferred, when the ReadyThread
  * names none, from the thread running on its processor (3.2).
  *
- * --from and --to clip every interval to the window.  Memory: one entry
+ * --from and --to clip every interval to the window, and so does the
+ * window of a filter upstream (scope.h); the threads of processes that
+ * such a filter kept only as context are `hidden` once their section
+ * ends: views give them no row.  Memory: one entry
  * per thread instance and per processor.
  */
 #ifndef SCHED_H
@@ -48,6 +51,8 @@ struct sched_thread {
 	uint32_t readier_tid, readier_pid;
 	char readier_image[SCHED_NAME];
 	stream_id ready_stack;
+	stream_id proc;			/* its PROCESS id, 0 if not known */
+	int hidden;			/* context only: no row (scope.h) */
 };
 
 /* A switch-in of a thread that had been switched out (3.5's row). */

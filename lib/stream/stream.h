@@ -37,7 +37,7 @@ struct buf;
 
 #define STREAM_MAGIC		"ETLSTRM"	/* 7 bytes + NUL in HEADER */
 #define STREAM_VERSION_MAJOR	2	/* 2: REC_SCHEMA, events of values */
-#define STREAM_VERSION_MINOR	0
+#define STREAM_VERSION_MINOR	1	/* 2.1: REC_SCOPE */
 #define STREAM_FRAME_MAX	(1u << 20)	/* uncompressed bytes a frame */
 #define STREAM_RECORD_MAX	(STREAM_FRAME_MAX - 4)
 #define STREAM_STACK_MAX	1024		/* frames in one REC_STACK */
@@ -57,6 +57,7 @@ enum stream_rec_type {
 	REC_SYMBOL = 0x16,	/* 1.1: what an address of an image is */
 	REC_IMAGE_SYMBOLS = 0x17, /* 1.1: how an image's PDB was looked for */
 	REC_SCHEMA = 0x18,	/* 2.0: an event class's fields, once */
+	REC_SCOPE = 0x19,	/* 2.1: what a filter cut the section to */
 	REC_EVENT = 0x20,
 	REC_TABLE = 0x30,	/* a table's schema */
 	REC_ROW = 0x31		/* a row of a table */
@@ -329,6 +330,31 @@ struct stream_column {
 	const char *unit;
 };
 
+/*
+ * REC_SCOPE (etlfilter, 2.1): what a section was cut to, so that every
+ * view counts as it would on the whole trace (etl-stream(5), "Scope").
+ * SCOPE_WINDOW comes before the section's events: only [from_ns, to_ns)
+ * counts; events outside it that carry state into it (switches, readies,
+ * VirtualAlloc, lifetimes) are there as context.  SCOPE_KEPT comes before
+ * the section's END: only the listed processes count (or, with `except`,
+ * all but them); the events of others that remain are context.  Both are
+ * given by PROCESS id, and by pid for a pid no PROCESS of the section
+ * defines.  Several of either kind in a section intersect.
+ */
+enum stream_scope_what { SCOPE_WINDOW = 1, SCOPE_KEPT = 2 };
+
+struct stream_scope {
+	uint8_t what;			/* enum stream_scope_what */
+	int64_t from_ns, to_ns;		/* WINDOW: INT64_MIN/MAX for none */
+	uint8_t except;			/* KEPT: the lists are the dropped */
+	uint32_t nprocs, npids;		/* KEPT: the lists' lengths */
+	const unsigned char *procs;	/* 4 bytes each: stream_scope_item() */
+	const unsigned char *pids;
+};
+
+/* Item i of a SCOPE's list of PROCESS ids or pids. */
+uint32_t stream_scope_item(const unsigned char *list, uint32_t i);
+
 struct stream_table {
 	stream_id id;
 	const char *name;		/* the view: "stats", "processes" */
@@ -363,6 +389,7 @@ struct stream_record {
 		struct stream_symbol symbol;
 		struct stream_image_symbols image_symbols;
 		struct stream_schema schema;
+		struct stream_scope scope;
 		struct {
 			stream_id id;
 			const char *text;
@@ -480,6 +507,7 @@ int stream_write_event(struct stream_writer *w, const struct stream_event *ev);
 int stream_write_read_event(struct stream_writer *w,
     const struct stream_record *rec);
 int stream_write_table(struct stream_writer *w, const struct stream_table *t);
+int stream_write_scope(struct stream_writer *w, const struct stream_scope *s);
 int stream_write_row(struct stream_writer *w, const struct stream_row *r);
 
 /* Copies a record as read, unchanged (pass-through of any type). */

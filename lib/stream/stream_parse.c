@@ -223,6 +223,34 @@ parse_diag(struct stream_reader *r, struct cursor *c, struct stream_diag *d)
 }
 
 static int
+parse_scope(struct cursor *c, struct stream_scope *s)
+{
+	s->what = cursor_u8(c);
+	s->from_ns = cursor_svar(c);
+	s->to_ns = cursor_svar(c);
+	s->except = cursor_u8(c);
+	s->nprocs = (uint32_t)cursor_var(c);
+	if (c->bad || s->nprocs > cursor_left(c) / 4)
+		return -1;
+	s->procs = cursor_take(c, (size_t)s->nprocs * 4);
+	s->npids = (uint32_t)cursor_var(c);
+	if (c->bad || s->npids > cursor_left(c) / 4)
+		return -1;
+	s->pids = cursor_take(c, (size_t)s->npids * 4);
+	return c->bad || (s->what != SCOPE_WINDOW && s->what != SCOPE_KEPT) ?
+	    -1 : 0;
+}
+
+uint32_t
+stream_scope_item(const unsigned char *list, uint32_t i)
+{
+	const unsigned char *p = list + (size_t)i * 4;
+
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static int
 parse_string(struct stream_reader *r, struct cursor *c,
     struct stream_record *rec)
 {
@@ -700,6 +728,8 @@ reader_parse_record(struct stream_reader *r, struct stream_record *rec)
 		return parse_image_symbols(r, &c, &rec->u.image_symbols);
 	case REC_SCHEMA:
 		return parse_schema(r, &c, &rec->u.schema);
+	case REC_SCOPE:
+		return parse_scope(&c, &rec->u.scope);
 	}
 	return 0;	/* unknown: passed through as raw bytes */
 }

@@ -375,7 +375,7 @@ stream_rec_known(unsigned type)
 	case REC_COUNT: case REC_STRING: case REC_CLASS: case REC_PROCESS:
 	case REC_THREAD: case REC_IMAGE: case REC_STACK: case REC_EVENT:
 	case REC_TABLE: case REC_ROW: case REC_SYMBOL:
-	case REC_IMAGE_SYMBOLS: case REC_SCHEMA:
+	case REC_IMAGE_SYMBOLS: case REC_SCHEMA: case REC_SCOPE:
 		return 1;
 	}
 	return 0;

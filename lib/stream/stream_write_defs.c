@@ -107,6 +107,25 @@ stream_write_count(struct stream_writer *w, stream_id cls, uint64_t n)
 }
 
 int
+stream_write_scope(struct stream_writer *w, const struct stream_scope *s)
+{
+	struct buf *b = writer_rec_begin(w, REC_SCOPE);
+	uint32_t i;
+
+	buf_put_u8(b, s->what);
+	buf_put_svar(b, s->from_ns);
+	buf_put_svar(b, s->to_ns);
+	buf_put_u8(b, s->except);
+	buf_put_var(b, s->nprocs);
+	for (i = 0; i < s->nprocs; i++)
+		buf_put_u32(b, stream_scope_item(s->procs, i));
+	buf_put_var(b, s->npids);
+	for (i = 0; i < s->npids; i++)
+		buf_put_u32(b, stream_scope_item(s->pids, i));
+	return writer_rec_end(w);
+}
+
+int
 stream_write_class(struct stream_writer *w, const struct stream_class *c)
 {
 	stream_id provider = writer_intern(w, c->provider);

@@ -204,6 +204,8 @@ switches_finish(struct view *v, struct stream_writer *w)
 		struct value c[NCOLS];
 		struct stream_row row = { 1, NCOLS, c };
 
+		if (sched_thread(v->s, x->thread)->hidden)
+			continue;	/* kept by a filter as context only */
 		memset(c, 0, sizeof(c));
 		c[0] = (struct value){ .type = VAL_NS, .v.i = x->ts };
 		c[1] = (struct value){ .type = VAL_U64, .v.u = x->cpu };

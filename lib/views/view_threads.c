@@ -130,7 +130,8 @@ threads_finish(struct view *v, struct stream_writer *w)
 		return -1;
 	sched_close(v->s);
 	for (i = kept = 0; i < n; i++)
-		if (sched_chosen(v->s, sched_thread(v->s, i)->tid))
+		if (sched_chosen(v->s, sched_thread(v->s, i)->tid) &&
+		    !sched_thread(v->s, i)->hidden)
 			t[kept++] = *sched_thread(v->s, i);
 	n = kept;
 	if (proc)

@@ -40,6 +40,7 @@ static const char *const part_names[] = { "CPU_TIME", "BLOCKED_TIME",
 /* A section's key: named at its end. */
 struct tkey {
 	uint32_t part, pid, tid, rpid, rtid, readied;
+	uint32_t thread;		/* the instance + 1; 0 for samples */
 	stream_id stack, rstack;
 	uint64_t ip;			/* CPU_TIME without a stack */
 };
@@ -83,6 +84,7 @@ on_switch(void *ctx, const struct stream_reader *r,
 	memset(&k, 0, sizeof(k));
 	k.pid = sw->in->pid;
 	k.tid = sw->in->tid;
+	k.thread = (uint32_t)(sw->in - sched_thread(v->s, 0)) + 1;
 	k.stack = sw->stack;
 	k.part = READIED_TIME;
 	if (add(v, &k, sw->ready_ns) != 0)
@@ -122,6 +124,8 @@ name_section(struct view *v, const struct stream_reader *r)
 		struct tkey k;
 
 		memcpy(&k, intern_key(&v->keys, id, &len), sizeof(k));
+		if (k.thread != 0 && sched_thread(v->s, k.thread - 1)->hidden)
+			continue;	/* kept by a filter as context only */
 		n = (size_t)snprintf(v->text, TEXT_MAX, "%s (%u);Thread (%u);"
 		    "%s;", image(r, k.pid), k.pid, k.tid, part_names[k.part]);
 		if (k.part == CPU_TIME && k.stack == 0) {

@@ -551,6 +551,24 @@ reopen(struct view *v)
 			v->procs[i].ended = v->procs[i].cut = 0;
 }
 
+/*
+ * A filter upstream cut the trace to a window, keeping the commits and
+ * frees outside it as context: the view counts as `--from --to` would
+ * on the whole trace (etl-stream(5), "Scope").
+ */
+static void
+scope_window_of(struct view *v, const struct stream_scope *sc)
+{
+	if (!v->window) {
+		v->window = 1;
+		v->from = sc->from_ns;	/* --at T stays the end, if sooner */
+	}
+	if (sc->from_ns > v->from)
+		v->from = sc->from_ns;
+	if (sc->to_ns < v->to)
+		v->to = sc->to_ns;
+}
+
 static int
 vmem_record(struct view *v, const struct stream_reader *r,
     const struct stream_record *rec)
@@ -568,6 +586,9 @@ vmem_record(struct view *v, const struct stream_reader *r,
 		return -1;
 	if (rec->type == REC_END)
 		return end_section(v, r);
+	if (rec->type == REC_SCOPE && rec->u.scope.what == SCOPE_WINDOW &&
+	    !v->timeline)
+		scope_window_of(v, &rec->u.scope);
 	if (rec->type != REC_EVENT || ev->h.ts > v->to)
 		return 0;
 	if (v->timeline && tl_advance(v, ev->h.ts) != 0)

@@ -45,6 +45,7 @@ static const char *const by_names[] = { "stack", "function", "module",
 struct skey {
 	stream_id stack;
 	uint32_t tid, pid;
+	uint32_t thread;		/* the instance, sched_thread() */
 	char reason[REASON];
 };
 
@@ -99,6 +100,7 @@ on_switch(void *ctx, const struct stream_reader *r,
 	k.stack = v->by <= BY_MODULE ? sw->stack : 0;
 	k.tid = sw->in->tid;
 	k.pid = sw->in->pid;
+	k.thread = (uint32_t)(sw->in - sched_thread(v->s, 0));
 	snprintf(k.reason, sizeof(k.reason), "%s", sw->prev_reason &&
 	    *sw->prev_reason ? sw->prev_reason : sw->prev_state ?
 	    sw->prev_state : "");
@@ -131,6 +133,8 @@ name_section(struct view *v, const struct stream_reader *r)
 		struct weight w = v->sw[id];
 
 		memcpy(&k, intern_key(&v->skeys, id, &klen), sizeof(k));
+		if (sched_thread(v->s, k.thread)->hidden)
+			continue;	/* kept by a filter as context only */
 		switch (v->by) {
 		case BY_STACK:
 		case BY_FUNCTION:
@@ -148,11 +152,11 @@ name_section(struct view *v, const struct stream_reader *r)
 			break;
 		}
 		case BY_THREAD: {
-			const struct stream_process *p =
-			    stream_process_by_pid(r, k.pid);
+			/* Its own process's name: the pid may be reused. */
+			const char *name = sched_thread(v->s, k.thread)->image;
 
 			snprintf(v->text, TEXT_MAX, "%s (%u) %u",
-			    p && p->name ? p->name : "?", k.pid, k.tid);
+			    *name ? name : "?", k.pid, k.tid);
 			break;
 		}
 		default:

@@ -1,0 +1,225 @@
+#!/bin/sh
+# The composition law (etl-stream(5), "Scope"), checked as a metamorphic
+# relation on the sample and on etlsynth traces of every scenario, both
+# pointer sizes, classic, version 5 and compact CSwitch, plain and
+# compressed buffers:
+#
+#  processes	for every filter F and view V, the rows of
+#		`etlfilter F | etlagg V` are rows of `etlagg V`, and every
+#		row of `etlagg V` of a process F keeps is among them;
+#  time		`etlfilter --from A --to B | etlagg V` gives the rows of
+#		`etlagg V --from A --to B`, for every view that takes a
+#		window;
+#  both		a process filter and a window together give rows of the
+#		windowed view.
+#
+# Columns of a share of the whole (percent) are left out: they say which
+# total they are of.  A failure names the first row that differs.
+#
+# COMPOSE_QUICK=1 checks the sample and one etlsynth trace only.
+
+. "$(dirname "$0")/../testlib.sh"
+
+top=${ETL_TOP:-.}
+
+# The views whose rows are of a process or thread, and the column that
+# says which process ("(pid)" inside a text key counts too).
+views='threads|pid
+threads --by process|pid
+waits --by thread|thread
+switches|new_pid
+threadtime|stack
+crates|pid
+processes|pid
+tree|pid
+cpu --by process|pid
+vmem --by process|pid
+heap --by process|pid'
+
+# The views that take --from and --to.
+windowed='threads
+threads --by process
+waits --by thread
+waits --by stack
+switches
+threadtime
+vmem --by process'
+
+# csv VIEW < stream: the view's table as CSV, sorted, without the
+# columns of a share of the total.
+csv() {
+	# shellcheck disable=SC2086
+	etlagg -q $1 2>/dev/null | etlreport -q -f csv 2>/dev/null | awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) skip[i] = $i ~ /^percent/ }
+	{
+		line = ""; n = 0
+		for (i = 1; i <= NF; i++) if (!skip[i])
+			line = line (n++ ? "," : "") $i
+		if (NR == 1) print line > "/dev/stderr"; else print line
+	}' 2>/dev/null | LC_ALL=C sort
+}
+
+# pids COLUMN FILE: the process of each row of a view's CSV with a header
+# row, as "pid<TAB>row".
+pids() {
+	awk -F, -v col="$1" '
+	NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+	{
+		v = $c
+		if (v !~ /^[0-9]+$/) {
+			if (match(v, /\([0-9]+\)/))
+				v = substr(v, RSTART + 1, RLENGTH - 2)
+			else
+				v = "?"
+		}
+		print v "\t" $0
+	}' "$2"
+}
+
+# table VIEW STREAM: the CSV with its header, unsorted, without the
+# columns of a share of the total, and the tree's depth and indented
+# name: those are of the tree of what is kept, whose roots are the kept
+# processes whose parents are not.
+table() {
+	# shellcheck disable=SC2086
+	etlagg -q $1 "$2" 2>/dev/null | etlreport -q -f csv 2>/dev/null |
+	    tr -d '\r' | awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++)
+		skip[i] = $i ~ /^percent/ || $i == "tree" || $i == "depth" }
+	{
+		line = ""; n = 0
+		for (i = 1; i <= NF; i++) if (!skip[i])
+			line = line (n++ ? "," : "") $i
+		print line
+	}'
+}
+
+# law_process NAME STREAM FILTER...: the process law for every view.
+law_process() {
+	name=$1
+	whole=$2
+	shift 2
+	etlfilter -q "$@" "$whole" >"$tmp/f.st" 2>/dev/null ||
+	    { fail "compose $name" "etlfilter $* failed"; return; }
+	# The processes the filter keeps, and those it drops, by pid.
+	table processes "$tmp/f.st" | pids pid /dev/stdin | cut -f1 |
+	    sort -u >"$tmp/kept"
+	table processes "$whole" | pids pid /dev/stdin | cut -f1 |
+	    sort -u >"$tmp/all"
+	bad=
+	printf '%s\n' "$views" | while IFS='|' read -r view col; do
+		table "$view" "$whole" >"$tmp/w.csv"
+		table "$view" "$tmp/f.st" >"$tmp/x.csv"
+		# Every filtered row is a row of the whole.
+		tail -n +2 "$tmp/w.csv" | LC_ALL=C sort >"$tmp/w.rows"
+		tail -n +2 "$tmp/x.csv" | LC_ALL=C sort >"$tmp/x.rows"
+		extra=$(LC_ALL=C comm -13 "$tmp/w.rows" "$tmp/x.rows" | head -1)
+		if [ -n "$extra" ]; then
+			printf 'FAIL compose %s | etlagg %s: a row the whole' \
+			    "$name" "$view"
+			printf ' trace does not give: %s\n' "$extra"
+			continue
+		fi
+		# Every row of the whole of a kept pid is there, unless the
+		# pid was also a dropped process's (reused).
+		pids "$col" "$tmp/w.csv" | while IFS='	' read -r pid row; do
+			grep -qx "$pid" "$tmp/kept" || continue
+			printf '%s\n' "$row"
+		done | LC_ALL=C sort >"$tmp/want.rows"
+		missing=$(LC_ALL=C comm -23 "$tmp/want.rows" "$tmp/x.rows" |
+		    head -1)
+		if [ -n "$missing" ] && ! reused "$view" "$missing"; then
+			printf 'FAIL compose %s | etlagg %s: a row of a kept' \
+			    "$name" "$view"
+			printf ' process is missing: %s\n' "$missing"
+			continue
+		fi
+		echo "PASS compose $name | etlagg $view" \
+		    "($(wc -l <"$tmp/x.rows") rows)"
+	done
+}
+
+# reused VIEW ROW: whether the row's pid also names a process the
+# filter dropped, whose rows the filter rightly leaves out.
+reused() {
+	p=$(printf 'x\n%s\n' "$2" | pids "$(printf '%s\n' "$views" |
+	    grep "^$1|" | cut -d'|' -f2)" /dev/stdin 2>/dev/null | cut -f1)
+	n_all=$(table processes "$whole" | pids pid /dev/stdin |
+	    awk -v p="$p" '$1 == p' | wc -l)
+	n_kept=$(table processes "$tmp/f.st" | pids pid /dev/stdin |
+	    awk -v p="$p" '$1 == p' | wc -l)
+	[ "$n_all" -gt "$n_kept" ]
+}
+
+# law_time NAME STREAM FROM TO: the window law for every windowed view.
+law_time() {
+	etlfilter -q --from "$3" --to "$4" "$2" >"$tmp/t.st" 2>/dev/null ||
+	    { fail "compose $1 window" "etlfilter failed"; return; }
+	printf '%s\n' "$windowed" | while read -r view; do
+		csv "$view --from $3 --to $4" <"$2" >"$tmp/a"
+		csv "$view" <"$tmp/t.st" >"$tmp/b"
+		if cmp -s "$tmp/a" "$tmp/b"; then
+			pass "compose $1 window $3-$4 $view ($(wc -l <"$tmp/a") rows)"
+		else
+			fail "compose $1 window $3-$4 $view" "first difference:
+$(LC_ALL=C diff "$tmp/a" "$tmp/b" | grep '^[<>]' | head -2)"
+		fi
+	done
+}
+
+# law_both NAME STREAM FROM TO FILTER...: a filter and a window.
+law_both() {
+	n=$1 s=$2 a=$3 b=$4
+	shift 4
+	etlfilter -q --from "$a" --to "$b" "$@" "$s" >"$tmp/t.st" \
+	    2>/dev/null || { fail "compose $n both" "etlfilter failed"; return; }
+	for view in threads "waits --by thread" switches; do
+		csv "$view --from $a --to $b" <"$s" >"$tmp/a"
+		csv "$view" <"$tmp/t.st" >"$tmp/b"
+		extra=$(LC_ALL=C comm -13 "$tmp/a" "$tmp/b" | head -1)
+		if [ -z "$extra" ]; then
+			pass "compose $n $* window $view"
+		else
+			fail "compose $n $* window $view" "$(printf \
+			    'row not in the windowed whole: %s' "$extra")"
+		fi
+	done
+}
+
+# check NAME STREAM: every law, with filters of every kind.
+check() {
+	# A rustc instance's pid, and the build's cargo, for --pid.
+	rpid=$(table processes "$2" | awk -F, '$3 ~ /^rustc/ { print $1; exit }')
+	cpid=$(table processes "$2" | awk -F, '$3 ~ /^cargo/ { print $1; exit }')
+	law_process "$1 -p rustc" "$2" -p '^rustc'
+	law_process "$1 --rustc" "$2" --rustc
+	[ -n "$rpid" ] && law_process "$1 --pid" "$2" --pid "$rpid"
+	[ -n "$cpid" ] && law_process "$1 --pid --children" "$2" \
+	    --pid "$cpid" --children
+	law_process "$1 --cmdline" "$2" --cmdline 'crate-name (core|std)'
+	law_process "$1 -v --rustc" "$2" -v --rustc
+	law_time "$1" "$2" 0.5 1.25
+	law_time "$1" "$2" 0 0.3
+	law_both "$1" "$2" 0.5 1.25 --rustc
+}
+
+etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
+check sample "$tmp/sample.st"
+
+if ! command -v etlsynth >/dev/null; then
+	skip "compose synth" "no etlsynth (make builds it into build/)"
+	exit 0
+fi
+synth() {
+	etlsynth --events 60000 --seed 11 "$@" -o "$tmp/s.etl" >/dev/null &&
+	    etlcat -q "$tmp/s.etl" >"$tmp/s.st"
+}
+synth --scenario rustc-build && check "synth build" "$tmp/s.st"
+[ "${COMPOSE_QUICK:-0}" = 1 ] && exit 0
+synth --scenario rustc-build --pointer-size 4 --compress &&
+    check "synth build x86 compressed" "$tmp/s.st"
+synth --scenario rustc-build --cswitch-version 5 &&
+    check "synth build cswitch v5" "$tmp/s.st"
+synth --scenario waits --compact-cswitch &&
+    check "synth waits compact" "$tmp/s.st"
+synth --scenario memory && check "synth memory" "$tmp/s.st"
