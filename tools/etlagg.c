@@ -452,9 +452,36 @@ aggregate(void *ctx, const struct stream_reader *r,
 }
 
 /*
+ * Whether `av`, merged by view_merge.c, can use the input just read, of
+ * `status`: only its own tables; events it would leave out unsaid.
+ * @return : 0, or -1 after saying which input it got and which it needs.
+ */
+static int
+check_merge_input(const struct aggview *av, const struct aggregation *agg,
+    const char *name, int status)
+{
+	const char *view = av->ops->name;
+
+	if (agg->events > 0)
+		cli_warn("%s: holds events, which %s --merge leaves out: it "
+		    "adds up the tables that etlagg %s writes", name, view,
+		    view);
+	else if (agg->tables > 0 && av->ours == 0)
+		cli_warn("%s: no %s table to merge (it holds %s tables, of "
+		    "another view)", name, view, av->other);
+	else if (av->ours == 0 && status == CLI_OK)
+		cli_warn("%s: holds neither events nor tables: %s --merge adds "
+		    "up the tables that etlagg %s writes", name, view, view);
+	else
+		return 0;
+	return -1;
+}
+
+/*
  * Reads one input.  With --merge, an input of tables none of which is
  * the view's is an error: merging it would give an empty table.  So is
- * an input of tables and no events without --merge.
+ * an input of tables and no events without --merge, and an input with
+ * events for a view that view_merge.c merges: it reads only tables.
  */
 static int
 read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
@@ -476,7 +503,10 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
 	for (i = 0; i < agg->nviews; i++) {
 		const struct aggview *av = &agg->views[i];
 
-		if (av->merge && agg->tables > 0 && av->ours == 0) {
+		if (av->mg != NULL) {
+			if (check_merge_input(av, agg, in->name, status) != 0)
+				status = CLI_DATA_ERROR;
+		} else if (av->merge && agg->tables > 0 && av->ours == 0) {
 			cli_warn("%s: no %s table to merge (it holds %s "
 			    "tables, of another view)", in->name,
 			    av->ops->name, av->other);
