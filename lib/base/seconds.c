@@ -10,8 +10,11 @@
 
 #include "seconds.h"
 
-/* Exponents beyond this give 0 or an overflow whatever the digits. */
-#define EXP_CAP		100000
+/*
+ * An exponent is read up to this: beyond it, no argument short of a
+ * petabyte has digits enough to bring the number back into range.
+ */
+#define EXP_CAP		INT64_C(1000000000000000)
 
 static int
 is_digit(char c)
@@ -25,8 +28,8 @@ is_digit(char c)
  * every digit.
  */
 static void
-read_digits(const char **p, int after_point, uint64_t *mant, long *exp,
-    long *ndigits)
+read_digits(const char **p, int after_point, uint64_t *mant, int64_t *exp,
+    int64_t *ndigits)
 {
 	for (; is_digit(**p); (*p)++, (*ndigits)++) {
 		unsigned d = (unsigned)(**p - '0');
@@ -42,11 +45,11 @@ read_digits(const char **p, int after_point, uint64_t *mant, long *exp,
 
 /* An exponent "e-3" from *p on, capped.  @return : 0, or -1. */
 static int
-read_exponent(const char **p, long *exp)
+read_exponent(const char **p, int64_t *exp)
 {
 	const char *q = *p + 1;
 	int neg = *q == '-';
-	long e = 0;
+	int64_t e = 0;
 
 	q += *q == '-' || *q == '+';
 	if (!is_digit(*q))
@@ -65,7 +68,7 @@ seconds_scaled(const char *s, int scale, int64_t *v)
 	const char *p = s + (*s == '-' || *s == '+');
 	uint64_t mant = 0, limit = *s == '-' ? (uint64_t)INT64_MAX + 1 :
 	    (uint64_t)INT64_MAX;
-	long exp = scale, ndigits = 0;
+	int64_t exp = scale, ndigits = 0;
 
 	read_digits(&p, 0, &mant, &exp, &ndigits);
 	if (*p == '.') {

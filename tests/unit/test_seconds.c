@@ -43,6 +43,18 @@ test_decimals(void)
 	    INT64_C(1234567890123456789));
 }
 
+/* "0.000...0001e200000", 1e-200000 times 1e200000: 1, the zeros undone. */
+static const char *
+many_zeros(void)
+{
+	static char s[200016];
+
+	memset(s, '0', sizeof(s));
+	s[1] = '.';
+	snprintf(s + 200001, sizeof(s) - 200001, "1e200000");
+	return s;
+}
+
 static void
 test_exponents(void)
 {
@@ -57,6 +69,7 @@ test_exponents(void)
 	CHECK_EQ_INT(ns_of("123456789012345678901234567890e-29"), 1234567890);
 	CHECK_EQ_INT(ns_of("123456789012345678901234567890e-20"),
 	    INT64_C(1234567890123456789));
+	CHECK_EQ_INT(ns_of(many_zeros()), INT64_C(1000000000));
 	CHECK_EQ_INT(ns_of("1e"), REFUSED);
 	CHECK_EQ_INT(ns_of("1e+"), REFUSED);
 	CHECK_EQ_INT(ns_of("e3"), REFUSED);
