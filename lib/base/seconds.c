@@ -3,18 +3,13 @@
  *
  * The digits are read as integers, not through strtod(): a double holds
  * 16 digits, fewer than the 19 of a time in nanoseconds, and strtod()
- * takes "nan", "inf" and hexadecimal, none of which is a time.
+ * takes "nan", "inf", hexadecimal and exponents, none of which the
+ * manuals call a time.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "seconds.h"
-
-/*
- * An exponent is read up to this: beyond it, no argument short of a
- * petabyte has digits enough to bring the number back into range.
- */
-#define EXP_CAP		INT64_C(1000000000000000)
 
 static int
 is_digit(char c)
@@ -43,25 +38,6 @@ read_digits(const char **p, int after_point, uint64_t *mant, int64_t *exp,
 	}
 }
 
-/* An exponent "e-3" from *p on, capped.  @return : 0, or -1. */
-static int
-read_exponent(const char **p, int64_t *exp)
-{
-	const char *q = *p + 1;
-	int neg = *q == '-';
-	int64_t e = 0;
-
-	q += *q == '-' || *q == '+';
-	if (!is_digit(*q))
-		return -1;
-	for (; is_digit(*q); q++)
-		if (e < EXP_CAP)
-			e = e * 10 + (*q - '0');
-	*exp += neg ? -e : e;
-	*p = q;
-	return 0;
-}
-
 int
 seconds_scaled(const char *s, int scale, int64_t *v)
 {
@@ -75,11 +51,7 @@ seconds_scaled(const char *s, int scale, int64_t *v)
 		p++;
 		read_digits(&p, 1, &mant, &exp, &ndigits);
 	}
-	if (ndigits == 0)
-		return -1;
-	if ((*p == 'e' || *p == 'E') && read_exponent(&p, &exp) != 0)
-		return -1;
-	if (*p != '\0')
+	if (ndigits == 0 || *p != '\0')
 		return -1;
 	for (; mant != 0 && exp > 0; exp--) {
 		if (mant > limit / 10)

@@ -1,16 +1,16 @@
 /*
- * seconds.h - a time given on a command line ("2.5", "-0.001", "1e-3"
- * seconds from a trace's start, or a step in milliseconds) read exactly
+ * seconds.h - a time given on a command line ("2.5", "-0.001" seconds
+ * from a trace's start, or a step in milliseconds) read exactly
  * into whole nanoseconds, and the one message about a time that is not
  * one, so that every tool and view that takes a time says the same:
  *
  *	etlagg: threads: --from: 'nan' is not a time in seconds
  *
- * A time is a decimal number: a sign, digits with a point among or
- * around them, and an exponent (e or E, a sign, digits); digits below a
- * nanosecond are cut off.  Refused: NaN, infinities, hexadecimal,
- * spaces, an empty string, and a count of nanoseconds beyond what
- * int64_t holds (about 292 years).
+ * A time is a decimal number: an optional sign, then digits with a
+ * point among or around them; digits below a nanosecond are cut off.
+ * Refused: NaN, infinities, hexadecimal, exponents ("1e3"), spaces, an
+ * empty string, and a count of nanoseconds beyond what int64_t holds
+ * (about 292 years).
  */
 #ifndef SECONDS_H
 #define SECONDS_H

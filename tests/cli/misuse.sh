@@ -1,8 +1,9 @@
 #!/bin/sh
 # Command lines that are wrong, found by mutating good ones (issue 33):
-# - a time that is not one (NaN, infinities, beyond int64 ns) given to
-#   any view or tool that takes a time: one message, exit 2, for every
-#   such option; the times the manuals document still taken;
+# - a time that is not one (NaN, infinities, exponents, beyond int64
+#   ns) given to any view or tool that takes a time: one message, exit
+#   2, for every such option; the times the manuals document still
+#   taken;
 # - -o naming a file the tool also reads (an input, a --diff base, a
 #   --merge input), by the same name, a hard link or a symbolic link:
 #   refused, exit 2, the file's bytes and links as they were;
@@ -25,7 +26,8 @@ bad_time() {
 	check_eq "$name" "$?:$(head -1 err)" "2:$want"
 }
 
-for arg in nan inf -inf 1e300 -1e300 NaN 0x10 9223372036.854775808; do
+for arg in nan inf -inf 1e300 -1e300 NaN 0x10 1e-3 9223372036.854775808 \
+    99999999999; do
 	for view in threads waits switches threadtime; do
 		for opt in --from --to; do
 			bad_time "time-$view$opt-$arg" $opt "$arg" \
@@ -60,7 +62,7 @@ done
 
 # What the manuals document is taken: seconds before the trace's start
 # (an event logged before its header event has a negative time), the
-# largest time that int64 ns hold, an exponent.
+# ends of what int64 ns hold.
 if command -v etlsynth >/dev/null; then
 	etlsynth --scenario waits --events 1500 --seed 1 -o w.etl >/dev/null
 	etlcat -q -o w.st w.etl
@@ -70,7 +72,7 @@ else
 	etlcat -q -o w.st "$top/testdata/sample.etl"
 	cp w.st m.st
 fi
-for arg in -0.001 2.5 1e-3 9223372036.854775807 -9223372036.854775808; do
+for arg in -0.001 2.5 .5 9223372036.854775807 -9223372036.854775808; do
 	for view in threads waits switches threadtime; do
 		etlagg -q $view --from "$arg" w.st >/dev/null 2>err
 		check_eq "time-ok-$view-$arg" "$?:$(cat err)" "0:"

@@ -4,8 +4,8 @@
  *
  * Invariants beyond the sanitizers: a time taken is one strtod() reads
  * whole as a finite number, within a nanosecond (and a part in 10^15)
- * of it; a decimal number in range is taken, and NaN, an infinity or
- * hexadecimal never is; the message about one refused stays in its
+ * of it; a decimal number in range is taken, and NaN, an infinity,
+ * hexadecimal or an exponent never is; the message about one refused stays in its
  * buffer and quotes the argument.
  */
 #include <math.h>
@@ -13,11 +13,11 @@
 #include "base/seconds.h"
 #include "fuzz.h"
 
-/* Only what a decimal number is made of ("nan", "0x1p3" are not). */
+/* Only what a time is made of ("nan", "0x1p3", "1e3" are not). */
 static int
 decimal_chars(const char *s)
 {
-	return *s != '\0' && strspn(s, "0123456789.eE+-") == strlen(s);
+	return *s != '\0' && strspn(s, "0123456789.+-") == strlen(s);
 }
 
 static void

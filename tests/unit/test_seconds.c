@@ -1,7 +1,8 @@
 /*
  * test_seconds.c - times on a command line read exactly into whole
- * nanoseconds, what is refused (NaN, infinities, hexadecimal, beyond
- * int64_t), and the one message about a time that is not one.
+ * nanoseconds, what is refused (NaN, infinities, hexadecimal,
+ * exponents, beyond int64_t), and the one message about a time that is
+ * not one.
  */
 #include <stdint.h>
 
@@ -43,35 +44,31 @@ test_decimals(void)
 	    INT64_C(1234567890123456789));
 }
 
-/* "0.000...0001e200000", 1e-200000 times 1e200000: 1, the zeros undone. */
+/* An argument of very many digits: the zeros before and after count. */
 static const char *
-many_zeros(void)
+many_digits(int zeros_first)
 {
 	static char s[200016];
 
 	memset(s, '0', sizeof(s));
-	s[1] = '.';
-	snprintf(s + 200001, sizeof(s) - 200001, "1e200000");
+	if (zeros_first) {	/* 0.000...0001 */
+		s[1] = '.';
+		snprintf(s + 200001, sizeof(s) - 200001, "1");
+	} else			/* 1000...000 */
+		s[0] = '1', s[200000] = '\0';
 	return s;
 }
 
 static void
-test_exponents(void)
+test_long_and_exponents(void)
 {
-	CHECK_EQ_INT(ns_of("1e-3"), 1000000);
-	CHECK_EQ_INT(ns_of("1E3"), INT64_C(1000000000000));
-	CHECK_EQ_INT(ns_of("2.5e+1"), INT64_C(25000000000));
-	CHECK_EQ_INT(ns_of("1e-9"), 1);
-	CHECK_EQ_INT(ns_of("1e-10"), 0);
-	CHECK_EQ_INT(ns_of("0e999999999999999999999"), 0);
-	CHECK_EQ_INT(ns_of("1e-999999999999999999999"), 0);
-	/* Digits beyond what 64 bits hold, brought back by the exponent. */
-	CHECK_EQ_INT(ns_of("123456789012345678901234567890e-29"), 1234567890);
-	CHECK_EQ_INT(ns_of("123456789012345678901234567890e-20"),
-	    INT64_C(1234567890123456789));
-	CHECK_EQ_INT(ns_of(many_zeros()), INT64_C(1000000000));
+	CHECK_EQ_INT(ns_of(many_digits(1)), 0);
+	CHECK_EQ_INT(ns_of(many_digits(0)), REFUSED);
+	/* Exponents are no time the manuals show: strtod() took them. */
+	CHECK_EQ_INT(ns_of("1e-3"), REFUSED);
+	CHECK_EQ_INT(ns_of("1E3"), REFUSED);
+	CHECK_EQ_INT(ns_of("2.5e+1"), REFUSED);
 	CHECK_EQ_INT(ns_of("1e"), REFUSED);
-	CHECK_EQ_INT(ns_of("1e+"), REFUSED);
 	CHECK_EQ_INT(ns_of("e3"), REFUSED);
 }
 
@@ -142,7 +139,7 @@ int
 main(void)
 {
 	RUN(test_decimals);
-	RUN(test_exponents);
+	RUN(test_long_and_exponents);
 	RUN(test_range);
 	RUN(test_not_numbers);
 	RUN(test_milliseconds);
