@@ -73,6 +73,12 @@ struct args {
 	const char *out;
 	char **files;
 	int nfiles;
+	/*
+	 * Every file read: the inputs ("-" for none), the --diff base and
+	 * the files views' options name, which the output must not be.
+	 */
+	char **reads;
+	int nreads;
 	struct option *all;	/* while parsing */
 };
 
@@ -137,6 +143,18 @@ is_pair_option(const struct view_ops *ops, const char *opt)
 	for (j = 0; ops->pair_options != NULL && ops->pair_options[j]; j++)
 		if (strlen(ops->pair_options[j]) == len &&
 		    strncmp(ops->pair_options[j], opt, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether the view's option `name` names a file it reads. */
+static int
+is_file_option(const struct view_ops *ops, const char *name)
+{
+	size_t j;
+
+	for (j = 0; ops->file_options != NULL && ops->file_options[j]; j++)
+		if (strcmp(ops->file_options[j], name) == 0)
 			return 1;
 	return 0;
 }
@@ -210,10 +228,11 @@ is_diffable(const struct view_ops *ops)
 
 /*
  * Checks a view's options against the view and makes its argument
- * vector: the name, then "--name" or "--name=value" and second values.
+ * vector: the name, then "--name" or "--name=value" and second values;
+ * the files they name go to a->reads.
  */
 static void
-view_args(struct vspec *vs)
+view_args(struct args *a, struct vspec *vs)
 {
 	int i;
 
@@ -234,6 +253,7 @@ view_args(struct vspec *vs)
 			if ((vs->diff = strdup(vs->vopt[i] + 2 + len + 1)) ==
 			    NULL)
 				cli_fatal(CLI_DATA_ERROR, "out of memory");
+			a->reads[a->nreads++] = vs->diff;
 			free(vs->vopt[i]);
 			continue;
 		}
@@ -250,6 +270,9 @@ view_args(struct vspec *vs)
 				continue;
 			}
 		}
+		if (is_file_option(vs->ops, name) && vs->vopt[i][2 + len] ==
+		    '=')
+			a->reads[a->nreads++] = vs->vopt[i] + 2 + len + 1;
 		vs->vargv[vs->vargc++] = vs->vopt[i];
 	}
 }
@@ -274,8 +297,10 @@ parse_args(int argc, char *argv[], struct args *a)
 	/* Every view's arguments in one array, each after the last's. */
 	a->views[0].vargv = calloc((size_t)argc * 2 + 2, sizeof(char *));
 	a->files = calloc((size_t)argc + 1, sizeof(char *));
+	a->reads = calloc((size_t)argc + 2, sizeof(char *));
 	a->views[0].vopt = vopt = calloc((size_t)argc + 1, sizeof(char *));
-	if (a->views[0].vargv == NULL || a->files == NULL || vopt == NULL)
+	if (a->views[0].vargv == NULL || a->files == NULL ||
+	    a->reads == NULL || vopt == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	a->nviews = 1;
 	/* "-": words that are not options come back in order, as 1. */
@@ -319,8 +344,13 @@ parse_args(int argc, char *argv[], struct args *a)
 		cli_warn(a->nviews > 1 ? "no view after +" : "no view given");
 		usage(stderr, CLI_USAGE);
 	}
+	/* Each file read is a word of argv, or the "-" of no file. */
+	for (i = 0; i < a->nfiles; i++)
+		a->reads[a->nreads++] = a->files[i];
+	if (a->nfiles == 0)
+		a->reads[a->nreads++] = (char *)"-";
 	for (i = 0; i < a->nviews; i++)
-		view_args(&a->views[i]);
+		view_args(a, &a->views[i]);
 	free(vopt);
 	free(all);
 	a->all = NULL;
@@ -338,6 +368,7 @@ args_release(struct args *a)
 	}
 	free(a->views[0].vargv);
 	free(a->files);
+	free(a->reads);
 }
 
 /* A view being computed, and what the input held for it. */
@@ -421,9 +452,36 @@ aggregate(void *ctx, const struct stream_reader *r,
 }
 
 /*
+ * Whether `av`, merged by view_merge.c, can use the input just read, of
+ * `status`: only its own tables; events it would leave out unsaid.
+ * @return : 0, or -1 after saying which input it got and which it needs.
+ */
+static int
+check_merge_input(const struct aggview *av, const struct aggregation *agg,
+    const char *name, int status)
+{
+	const char *view = av->ops->name;
+
+	if (agg->events > 0)
+		cli_warn("%s: holds events, which %s --merge leaves out: it "
+		    "adds up the tables that etlagg %s writes", name, view,
+		    view);
+	else if (agg->tables > 0 && av->ours == 0)
+		cli_warn("%s: no %s table to merge (it holds %s tables, of "
+		    "another view)", name, view, av->other);
+	else if (av->ours == 0 && status == CLI_OK)
+		cli_warn("%s: holds neither events nor tables: %s --merge adds "
+		    "up the tables that etlagg %s writes", name, view, view);
+	else
+		return 0;
+	return -1;
+}
+
+/*
  * Reads one input.  With --merge, an input of tables none of which is
  * the view's is an error: merging it would give an empty table.  So is
- * an input of tables and no events without --merge.
+ * an input of tables and no events without --merge, and an input with
+ * events for a view that view_merge.c merges: it reads only tables.
  */
 static int
 read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
@@ -445,7 +503,10 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
 	for (i = 0; i < agg->nviews; i++) {
 		const struct aggview *av = &agg->views[i];
 
-		if (av->merge && agg->tables > 0 && av->ours == 0) {
+		if (av->mg != NULL) {
+			if (check_merge_input(av, agg, in->name, status) != 0)
+				status = CLI_DATA_ERROR;
+		} else if (av->merge && agg->tables > 0 && av->ours == 0) {
 			cli_warn("%s: no %s table to merge (it holds %s "
 			    "tables, of another view)", in->name,
 			    av->ops->name, av->other);
@@ -696,7 +757,7 @@ main(int argc, char *argv[])
 		kinds |= vs->ops->field_kinds;
 		all_kinds |= vs->ops->field_kinds == 0;
 	}
-	fp = cli_open_output(a.out, 1, a.force, a.nfiles, a.files);
+	fp = cli_open_output(a.out, 1, a.force, a.nreads, a.reads);
 	r = stream_reader_new(flags | less);
 	if (r != NULL && !all_kinds)
 		stream_reader_fields_of(r, kinds);

@@ -17,6 +17,7 @@
 
 #include "base/buf.h"
 #include "base/idmap.h"
+#include "base/seconds.h"
 #include "filter.h"
 #include "filter_time.h"
 
@@ -354,8 +355,11 @@ filter_add_provider(struct filter *f, const char *name)
 }
 
 static int
-parse_bound(struct filter *f, const char *s, struct bound *b)
+parse_bound(struct filter *f, const char *opt, const char *s,
+    struct bound *b)
 {
+	char msg[SECONDS_MESSAGE_MAX];
+
 	memset(b, 0, sizeof(*b));
 	b->set = 1;
 	/* A date starts with four digits and a dash; seconds never do. */
@@ -363,22 +367,22 @@ parse_bound(struct filter *f, const char *s, struct bound *b)
 		b->utc = 1;
 		if (filter_parse_utc(s, &b->ticks) == 0)
 			return 0;
-	} else if (filter_parse_seconds(s, &b->ns) == 0)
+	} else if (seconds_parse(s, &b->ns) == 0)
 		return 0;
-	return set_error(f, "bad time '%s': seconds from the start of the "
-	    "trace, or UTC as 2020-07-29T00:07:00.5Z", s);
+	return set_error(f, "%s, nor UTC as 2020-07-29T00:07:00.5Z",
+	    seconds_message(msg, sizeof(msg), opt, s, SECONDS_WHAT));
 }
 
 int
 filter_set_from(struct filter *f, const char *time)
 {
-	return parse_bound(f, time, &f->from);
+	return parse_bound(f, "--from", time, &f->from);
 }
 
 int
 filter_set_to(struct filter *f, const char *time)
 {
-	return parse_bound(f, time, &f->to);
+	return parse_bound(f, "--to", time, &f->to);
 }
 
 static int

@@ -5,7 +5,6 @@
 
 #include "filter_time.h"
 
-#define NS_PER_SEC	1000000000LL
 #define TICKS_PER_SEC	10000000LL	/* FILETIME: 100 ns ticks */
 #define DAYS_1601_TO_1970 134774LL
 
@@ -20,35 +19,6 @@ digits(const char *s, int max, const char **end)
 		n = n * 10 + (s[i] - '0');
 	*end = s + i;
 	return n;
-}
-
-/* "12", "-0.5", ".25": seconds, to the nanosecond. */
-int
-filter_parse_seconds(const char *s, int64_t *ns)
-{
-	const char *p = s + (*s == '-' || *s == '+'), *q, *frac_at;
-	int64_t sec, frac = 0;
-	long ndigits;
-	int scale;
-
-	sec = digits(p, 10, &q);
-	if (sec > INT64_MAX / NS_PER_SEC - 1)
-		return -1;
-	ndigits = q - p;
-	if (*q == '.') {
-		frac = digits(frac_at = q + 1, 9, &q);
-		for (scale = (int)(q - frac_at); scale < 9; scale++)
-			frac *= 10;
-		while (*q >= '0' && *q <= '9')	/* below a nanosecond */
-			q++;
-		ndigits += q - frac_at;
-	}
-	if (ndigits == 0 || *q != '\0')
-		return -1;
-	*ns = sec * NS_PER_SEC + frac;
-	if (*s == '-')
-		*ns = -*ns;
-	return 0;
 }
 
 /* Days from 1970-01-01 to y-m-d, after Howard Hinnant's days_from_civil(). */

@@ -1,14 +1,12 @@
 /*
- * filter_time.h - the times of etlfilter's --from and --to: seconds from
- * the start of the trace, or ISO 8601 UTC times as FILETIME ticks.
+ * filter_time.h - the times of etlfilter's --from and --to: ISO 8601 UTC
+ * times as FILETIME ticks (seconds from the start of the trace are
+ * base/seconds.h's).
  */
 #ifndef FILTER_TIME_H
 #define FILTER_TIME_H
 
 #include <stdint.h>
-
-/* "12", "-0.5", ".25": seconds, to the nanosecond.  @return : 0, -1. */
-int filter_parse_seconds(const char *s, int64_t *ns);
 
 /*
  * "2020-07-29T00:07:00.62Z" as FILETIME ticks; the seconds, the fraction

@@ -10,6 +10,7 @@
 
 #include "stream/frames.h"
 #include "base/idmap.h"
+#include "base/seconds.h"
 #include "scope.h"
 #include "sched.h"
 
@@ -468,18 +469,6 @@ sched_stats(const struct sched *s)
 	return &s->st;
 }
 
-int
-sched_parse_seconds(const char *str, int64_t *ns)
-{
-	char *end;
-	double v = strtod(str, &end);
-
-	if (end == str || *end != '\0' || v < -9e9 || v > 9e9)
-		return -1;
-	*ns = (int64_t)(v * 1e9 + (v < 0 ? -0.5 : 0.5));
-	return 0;
-}
-
 void
 sched_warn(const struct sched *s, const char *view)
 {
@@ -510,6 +499,7 @@ sched_options(int argc, char *argv[], int *used, const char *view,
     int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s)
 {
 	uint32_t tids[SCHED_TIDS_MAX];
+	char msg[SECONDS_MESSAGE_MAX];
 	size_t ntids = 0;
 	char *p, *end;
 	int ch, i;
@@ -556,13 +546,13 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 			break;
 		case SCHED_OPT_FROM:
 		case SCHED_OPT_TO:
-			if (sched_parse_seconds(optarg, ch == SCHED_OPT_FROM ?
+			/* A negative time is an event's before the start. */
+			if (seconds_parse(optarg, ch == SCHED_OPT_FROM ?
 			    from : to) != 0) {
-				fprintf(stderr, "etlagg: %s: --%s wants "
-				    "seconds from the trace's start, not "
-				    "'%s'\n", view,
-				    ch == SCHED_OPT_FROM ? "from" : "to",
-				    optarg);
+				fprintf(stderr, "etlagg: %s: %s\n", view,
+				    seconds_message(msg, sizeof(msg),
+				    ch == SCHED_OPT_FROM ? "--from" : "--to",
+				    optarg, SECONDS_WHAT));
 				return -1;
 			}
 			break;

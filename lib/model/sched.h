@@ -119,11 +119,6 @@ struct sched_stats {
 };
 const struct sched_stats *sched_stats(const struct sched *s);
 
-/*
- * Parses --from/--to seconds ("1.5").  @return : 0, or -1 if not a number.
- */
-int sched_parse_seconds(const char *s, int64_t *ns);
-
 struct frames;
 
 /*

@@ -40,6 +40,12 @@ struct view_ops {
 	 */
 	const char *const *pair_options;
 	/*
+	 * Those of its options whose value is a file it reads (the --diff
+	 * base of queries), NULL-terminated; NULL if none.  etlagg never
+	 * writes its output over one, as over an input.
+	 */
+	const char *const *file_options;
+	/*
 	 * The event kind (EV_*) without which it has nothing to count, and
 	 * what to say of an input of events that holds none: which events
 	 * the trace lacks, and which WPR profile of pipelines/rustc.wprp

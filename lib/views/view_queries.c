@@ -754,6 +754,8 @@ queries_destroy(struct view *v)
 	free(v);
 }
 
+static const char *const file_options[] = { "diff", NULL };
+
 const struct view_ops view_queries_ops = {
 	.name = "queries",
 	.usage = "[--merge] [--diff base]",
@@ -762,6 +764,7 @@ const struct view_ops view_queries_ops = {
 	/* Labels are what it counts by: query arguments are not read. */
 	.reader_flags = STREAM_QUERY_LABELS,
 	.options = longopts,
+	.file_options = file_options,
 	.tables = tables,
 	.create = queries_create,
 	.record = queries_record,

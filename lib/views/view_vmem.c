@@ -30,13 +30,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/intern.h"
+#include "base/seconds.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
 #include "model/proctab.h"
@@ -100,19 +100,34 @@ struct view {
 
 static void vmem_destroy(struct view *v);
 
+/*
+ * A time of --at, --from or --to; a negative one is an event's before
+ * the trace's start.  @return : 0, or -1 after a message.
+ */
 static int
-parse_seconds(const char *opt, const char *arg, int64_t *ns)
+parse_time(const char *opt, const char *arg, int64_t *ns)
 {
-	char *end;
-	double s = strtod(arg, &end);
+	char msg[SECONDS_MESSAGE_MAX];
 
-	if (end == arg || *end != '\0' || !isfinite(s) || fabs(s) > 9e9) {
-		view_warn("vmem: %s wants seconds from the trace start, "
-		    "not '%s'", opt, arg);
-		return -1;
-	}
-	*ns = llround(s * 1e9);
-	return 0;
+	if (seconds_parse(arg, ns) == 0)
+		return 0;
+	view_warn("vmem: %s", seconds_message(msg, sizeof(msg), opt, arg,
+	    SECONDS_WHAT));
+	return -1;
+}
+
+/* --step: milliseconds above 0.  @return : 0, or -1 after a message. */
+static int
+parse_step(const char *arg, int64_t *ns)
+{
+	char msg[SECONDS_MESSAGE_MAX];
+
+	/* Room for a step added to a time (tl_advance()). */
+	if (seconds_parse_ms(arg, INT64_MAX / 1000, ns) == 0)
+		return 0;
+	view_warn("vmem: %s", seconds_message(msg, sizeof(msg), "--step", arg,
+	    SECONDS_WHAT_MS));
+	return -1;
 }
 
 static const char *const tables[] = { "vmem", "vmem_timeline", NULL };
@@ -133,8 +148,6 @@ static int
 parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 {
 	int ch, have_from = 0, have_to = 0, have_at = 0;
-	int64_t step;
-	char *end;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
@@ -143,7 +156,7 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			*flags |= FRAMES_ADDRESSES;
 			break;
 		case 'A':
-			if (parse_seconds("--at", optarg, &v->to) != 0)
+			if (parse_time("--at", optarg, &v->to) != 0)
 				return -1;
 			have_at = 1;
 			break;
@@ -158,27 +171,19 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 			}
 			break;
 		case 'f':
-			if (parse_seconds("--from", optarg, &v->from) != 0)
+			if (parse_time("--from", optarg, &v->from) != 0)
 				return -1;
 			have_from = 1;
 			break;
 		case 's':
-			/* Milliseconds: read as seconds, the scale is 1000. */
-			step = llround(strtod(optarg, &end) * 1e6);
-			if (end == optarg || *end != '\0' || step <= 0 ||
-			    step > INT64_MAX / 1000) {
-				view_warn("vmem: --step wants a positive "
-				    "number of milliseconds, not '%s'",
-				    optarg);
+			if (parse_step(optarg, &v->step) != 0)
 				return -1;
-			}
-			v->step = step;
 			break;
 		case 'T':
 			v->timeline = 1;
 			break;
 		case 't':
-			if (parse_seconds("--to", optarg, &v->to) != 0)
+			if (parse_time("--to", optarg, &v->to) != 0)
 				return -1;
 			have_to = 1;
 			break;

@@ -42,9 +42,10 @@ for k in $kinds_help; do
 	    bad="$bad $k"
 done
 check_eq kinds-accepted "$bad" ""
-usage_error bad-time "etlfilter: bad time '2020-13-01T00:00:00Z': " \
-    --from 2020-13-01T00:00:00Z
-usage_error bad-seconds "etlfilter: bad time '1.5s': " --to 1.5s
+usage_error bad-time "etlfilter: --from: '2020-13-01T00:00:00Z' is not a \
+time in seconds, nor UTC as " --from 2020-13-01T00:00:00Z
+usage_error bad-seconds "etlfilter: --to: '1.5s' is not a time in seconds" \
+    --to 1.5s
 usage_error bad-pid "etlfilter: bad pid '12x': " --pid 1,12x
 usage_error bad-option "usage: etlfilter " --bogus
 

@@ -2,8 +2,11 @@
  * fuzz_views.c - the code after the parsers: a stream read as etlagg
  * reads it into every view, each view's tables written as etlagg writes
  * them, then drawn in every etlreport format, and merged back into the
- * view that made them (etlagg --merge).  The input stream itself is drawn
- * in every format too (events, rustc queries).
+ * view that made them (etlagg --merge).  The views whose tables
+ * view_merge.c merges (vmem, heap, heapsnap) merge both their tables and
+ * the input itself, as etlagg VIEW --merge would: given events, as a
+ * user may give them, they have no table to write.  The input stream
+ * itself is drawn in every format too (events, rustc queries).
  *
  * The first byte picks one more view with options (--by, --timeline,
  * --diff, windows; see variants[]); the rest is the stream, which is read
@@ -12,13 +15,17 @@
  *
  * Invariants beyond the sanitizers: a view never fails to write its
  * tables into memory, a renderer never reports a write error into
- * memory, and what a view wrote reads back.
+ * memory, and what a view wrote reads back; a merge writes a table
+ * exactly when its input holds one of the view's (so that etlagg, which
+ * refuses an input of events for such a merge, refuses what would have
+ * given nothing).
  */
 #include <zstd.h>
 
 #include "render/render.h"
 #include "stream/loss.h"
 #include "views/view.h"
+#include "views/view_merge.h"
 #include "fuzz.h"
 
 /* The views with options, one of which runs with the defaults of all. */
@@ -123,7 +130,76 @@ aggregate(const struct view_ops *ops, int argc, char **argv,
 	fuzz_sink_close(sink, w);
 }
 
-/* One view: its tables checked, drawn, and merged into the view again. */
+/* Whether `name` is in the NULL-terminated `list`. */
+static int
+listed(const char *const *list, const char *name)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The tables in a stream that reads (fuzz_check_stream() said so). */
+static unsigned
+count_tables(const void *data, size_t len)
+{
+	struct stream_reader *r = stream_reader_new(0);
+	struct stream_record rec;
+	unsigned n = 0;
+
+	if (r == NULL)
+		abort();
+	stream_reader_open_mem(r, data, len, "merged");
+	while (stream_reader_next(r, &rec) == STREAM_OK)
+		n += rec.type == REC_TABLE;
+	stream_reader_free(r);
+	return n;
+}
+
+/*
+ * etlagg VIEW --merge over the stream in `data`, through view_merge.c:
+ * what it writes reads back, and holds a table when the input held one
+ * of the view's, and none otherwise (an input of events alone).
+ */
+static void
+merge_view(const struct view_ops *ops, const void *data, size_t len)
+{
+	struct stream_reader *r = stream_reader_new(0);
+	struct view_merge *m = view_merge_new(ops->merge);
+	struct stream_end end = { 0 };
+	struct stream_record rec;
+	struct stream_writer *w;
+	struct fuzz_sink sink;
+	unsigned ours = 0;
+
+	if (r == NULL || m == NULL || (w = fuzz_sink_open(&sink)) == NULL)
+		abort();
+	if (stream_write_header(w, "fuzz_views") != 0)
+		fuzz_fail("the writer failed on the header", NULL);
+	stream_reader_open_mem(r, data, len, "fuzz.st");
+	while (stream_reader_next(r, &rec) == STREAM_OK) {
+		if (view_merge_record(m, &rec) != 0)
+			fuzz_fail("a merge failed on a record", ops->name);
+		ours += rec.type == REC_TABLE &&
+		    listed(ops->merge->tables, rec.u.table.name);
+	}
+	if (view_merge_write(m, w) != 0 || stream_write_end(w, &end) != 0)
+		fuzz_fail("a merge failed to write its table", ops->name);
+	fuzz_sink_close(&sink, w);
+	fuzz_check_stream(sink.buf, sink.len);
+	if ((count_tables(sink.buf, sink.len) > 0) != (ours > 0))
+		fuzz_fail(ours > 0 ? "a merge of tables wrote none" :
+		    "a merge without a table to merge wrote one", ops->name);
+	fuzz_sink_free(&sink);
+	view_merge_free(m);
+	stream_reader_free(r);
+}
+
+/*
+ * One view: its tables checked, drawn, and merged into the view again;
+ * with view_merge.c, its tables and the input merged as --merge would.
+ */
 static void
 run_view(const struct view_ops *ops, int argc, char **argv, const void *data,
     size_t len)
@@ -137,6 +213,10 @@ run_view(const struct view_ops *ops, int argc, char **argv, const void *data,
 		aggregate(ops, argc, argv, out.buf, out.len, &merged);
 		fuzz_check_stream(merged.buf, merged.len);
 		fuzz_sink_free(&merged);
+	}
+	if (ops->merge != NULL) {
+		merge_view(ops, out.buf, out.len);
+		merge_view(ops, data, len);
 	}
 	fuzz_sink_free(&out);
 }
