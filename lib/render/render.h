@@ -35,6 +35,7 @@ struct render_options {
 	const struct loss *loss;
 	const char *out;	/* -o: csv writes a file a table after it */
 	const char *table;	/* text, csv, jsonl: only the tables so named */
+	int csv_raw;		/* csv: cells as they are, none made safe */
 	/* Says what was left out (prefixed by the caller); may be NULL. */
 	void (*warn)(const char *fmt, ...);
 };
