@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "render/render.h"
@@ -135,6 +136,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	if ((fmt = render_find(format)) == NULL) {
 		cli_warn("unknown format '%s'", format);
+		usage(stderr, CLI_USAGE);
+	}
+	if (strcmp(format, "xlsx") == 0 && (out == NULL ||
+	    strcmp(out, "-") == 0)) {
+		cli_warn("xlsx: a workbook is a file: give -o file.xlsx");
 		usage(stderr, CLI_USAGE);
 	}
 	opt.out = out;

@@ -68,7 +68,8 @@ struct render_format {
 
 /*
  * Whether the format writes files of its own instead of the one it is
- * opened on (csv with -o: a file a table); then open() gets fp NULL.
+ * opened on (csv with -o: a file a table; xlsx: the workbook, which
+ * needs -o); then open() gets fp NULL.
  */
 int render_writes_files(const char *format, const struct render_options *opt);
 
@@ -126,5 +127,8 @@ extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_html_ops;
 extern const struct render_ops render_report_ops;
+#ifndef ETL_NO_XLSX
+extern const struct render_ops render_xlsx_ops;
+#endif
 
 #endif

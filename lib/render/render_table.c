@@ -92,6 +92,8 @@ say(struct render *rp, const char *what, const char *detail)
 int
 render_writes_files(const char *format, const struct render_options *opt)
 {
+	if (strcmp(format, "xlsx") == 0)
+		return 1;
 	return strcmp(format, "csv") == 0 && opt->out != NULL &&
 	    strcmp(opt->out, "-") != 0;
 }
