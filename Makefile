@@ -170,6 +170,7 @@ demo: deps
 # The tools the tests use come first: the fuzz seeds are made with python3.
 check:
 	@sh .ci/deps.sh --tests
+	@sh .ci/npm.sh build/npm
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_REGRESS) \
 	    $(FUZZ_SEEDS) build/fuzz/crafted.stamp
 	@sh .ci/windows-build.sh "$(MAKE)" $(WIN_DEPS) $(WIN_CC) $(WIN_AR)

@@ -60,6 +60,8 @@ else
 	# python3-openpyxl: reads the xlsx workbooks back (xlsx.sh);
 	# libreoffice-calc-nogui: opens the CSV with formulas evaluated
 	#   (spreadsheet.sh);
+	# nodejs, npm: DuckDB's Node API from npm (.ci/npm.sh), which loads
+	#   the CSV tables (duckdb.sh, many.sh);
 	# mingw-w64: every source compiles for Windows (portability.sh), and
 	#   the Windows build that wine runs (windows.sh), whose libraries
 	#   dpkg-dev unpacks from Debian's sources (.ci/windows-deps.sh) and
@@ -80,6 +82,8 @@ parallel                parallel
 python3                 python3
 rustc                   rustc
 soffice|localc          libreoffice-calc-nogui
+node                    nodejs
+npm                     npm
 x86_64-w64-mingw32-gcc  gcc-mingw-w64-x86-64
 wine                    wine wine64
 dpkg-source             dpkg-dev
