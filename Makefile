@@ -38,8 +38,19 @@ PCRE2_LIBS ?= $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null || echo -lpcre
 CSV_LIBS   ?= -lcsv
 MSPACK_LIBS ?= $(shell $(PKG_CONFIG) --libs libmspack 2>/dev/null || echo -lmspack)
 CURL_LIBS  ?= $(shell $(PKG_CONFIG) --libs libcurl 2>/dev/null || echo -lcurl)
+# libxlsxwriter writes etlreport -f xlsx; XLSX=no builds without it
+# (-DETL_NO_XLSX: the format is left out, nothing else changes).
+XLSX       ?= yes
+ifeq ($(XLSX),yes)
+XLSX_LIBS  ?= $(shell $(PKG_CONFIG) --libs xlsxwriter 2>/dev/null || echo -lxlsxwriter -lz)
+XLSX_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags xlsxwriter 2>/dev/null)
+else
+XLSX_LIBS  :=
+XLSX_CFLAGS := -DETL_NO_XLSX
+endif
+CPPFLAGS   += $(XLSX_CFLAGS)
 LDLIBS     += $(ZSTD_LIBS) $(PCRE2_LIBS) $(CSV_LIBS) $(MSPACK_LIBS) \
-              $(CURL_LIBS) -lm
+              $(CURL_LIBS) $(XLSX_LIBS) -lm
 
 ifeq ($(V),1)
 Q =
@@ -159,6 +170,7 @@ demo: deps
 # The tools the tests use come first: the fuzz seeds are made with python3.
 check:
 	@sh .ci/deps.sh --tests
+	@sh .ci/npm.sh build/npm
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(FUZZ_REGRESS) \
 	    $(FUZZ_SEEDS) build/fuzz/crafted.stamp
 	@sh .ci/windows-build.sh "$(MAKE)" $(WIN_DEPS) $(WIN_CC) $(WIN_AR)
@@ -222,7 +234,8 @@ WIN_DIR      := build-windows
 WIN_DEPS     := $(WIN_DIR)/deps
 WIN_EXTRA_etlsym ?= mspack
 WIN_LIB_EXCLUDE  ?=
-WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
+# libxlsxwriter is not built for Windows yet: no xlsx format there.
+WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 -DETL_NO_XLSX \
                 -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
 WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)
 # WinHTTP, part of Windows, makes etlsym's downloads (lib/sym/sym_http.c).

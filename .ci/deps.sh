@@ -9,7 +9,8 @@
 #
 # The build needs a C compiler, make, pkg-config, zstd and the
 # development files of zstd, PCRE2, libcsv, libmspack (CAB-compressed
-# PDBs) and libcurl (symbol servers): without them nothing builds, so
+# PDBs), libcurl (symbol servers) and libxlsxwriter (etlreport -f xlsx;
+# make XLSX=no builds without it): without them nothing builds, so
 # this exits 1 when one is missing and cannot be installed.  A test
 # whose tool is missing skips, naming the package, so with --tests this
 # says what it could not install and exits 0; so does --fuzz, whose
@@ -30,7 +31,7 @@ if [ $mode = build ]; then
 	command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 	command -v zstd >/dev/null 2>&1 || need="$need zstd"
 	for pkg in libzstd-dev libpcre2-dev libcsv-dev libmspack-dev \
-	    libcurl4-openssl-dev; do
+	    libcurl4-openssl-dev libxlsxwriter-dev; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 		    grep -q 'install ok installed' || need="$need $pkg"
 	done
@@ -56,6 +57,11 @@ else
 	# python3: crox's JSON (queries.sh), a CAB and an HTTP server
 	#   (sym-stream.sh), fuzz seeds (tests/fuzz/*.seeds);
 	# rustc: self-profiles recorded here (queries.sh);
+	# python3-openpyxl: reads the xlsx workbooks back (xlsx.sh);
+	# libreoffice-calc-nogui: opens the CSV with formulas evaluated
+	#   (spreadsheet.sh);
+	# nodejs, npm: DuckDB's Node API from npm (.ci/npm.sh), which loads
+	#   the CSV tables (duckdb.sh, many.sh);
 	# mingw-w64: every source compiles for Windows (portability.sh), and
 	#   the Windows build that wine runs (windows.sh), whose libraries
 	#   dpkg-dev unpacks from Debian's sources (.ci/windows-deps.sh) and
@@ -75,12 +81,20 @@ parallel                parallel
 /usr/bin/time           time
 python3                 python3
 rustc                   rustc
+soffice|localc          libreoffice-calc-nogui
+node                    nodejs
+npm                     npm
 x86_64-w64-mingw32-gcc  gcc-mingw-w64-x86-64
 wine                    wine wine64
 dpkg-source             dpkg-dev
 zip                     zip
 EOF
 )
+	# A module, not a command: the python3 the tests run, or Debian's.
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import openpyxl' >/dev/null 2>&1 && break
+		[ "$py" = /usr/bin/python3 ] && need="$need python3-openpyxl"
+	done
 fi
 [ -z "$need" ] && exit 0
 

@@ -18,7 +18,10 @@ unless -All is given.  -Baseline names the trace of an earlier build
 to compare with: the crates, processes, threads, CPU, commit and waits
 tables get its figures and the changes (etlagg --diff), the flame
 graphs are differential (red grew, blue shrank), and the Summary shows
-both machines and both sample counts.  The tools are taken from PATH, or from the bin
+both machines and both sample counts.  -Xlsx also writes the tables
+as an Excel workbook beside the page (NAME.report.xlsx: a Summary sheet
+and a sheet a table; a sheet cut at Excel's row limit is said and the
+exit status is 1; a build of the tools without xlsx says so).  The tools are taken from PATH, or from the bin
 folder beside this script.  Needs PowerShell 7.4 or later; the tools
 read and write files, so no bytes go through PowerShell's pipes.
 
@@ -31,7 +34,8 @@ param(
 	[string] $ProfDir = '',
 	[string] $SymbolPath = $env:_NT_SYMBOL_PATH,
 	[string] $Baseline = '',
-	[switch] $All
+	[switch] $All,
+	[switch] $Xlsx
 )
 
 $me = 'rustc-report.ps1'
@@ -141,6 +145,21 @@ try {
 	Invoke-Tool etlreport (@('-q', '-f', 'html', '--title', $title, '-o',
 	    $page) + $parts)
 	$page
+	if ($Xlsx) {
+		$book = [IO.Path]::ChangeExtension($page, '.xlsx')
+		# A sheet cut at Excel's limit still leaves the workbook.
+		& etlreport (@('-q', '-f', 'xlsx', '-o', $book) + $parts)
+		if ($LASTEXITCODE -ne 0) {
+			if (-not (Test-Path -LiteralPath $book)) {
+				Fail "etlreport -f xlsx failed (exit status $LASTEXITCODE)"
+			}
+			$script:status = 1
+		}
+		$book
+	}
 } finally {
 	Remove-Item -Recurse -Force -LiteralPath $tmp
+}
+if ($script:status) {
+	exit 1
 }

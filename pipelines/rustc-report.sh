@@ -4,7 +4,7 @@
 # processes, Process tree, CPU, Memory, Waits, and Queries with -p),
 # drawn by etlreport -f html from the tables of one etlagg pass.
 #
-# Usage: rustc-report.sh [-a] [-p dir] [-o file] [-y path]
+# Usage: rustc-report.sh [-ax] [-p dir] [-o file] [-y path]
 #            [--baseline old.etl] trace.etl
 #   -a       every process of the trace, not only those of the build
 #   --baseline old.etl, -b old.etl
@@ -16,6 +16,10 @@
 #   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab
 #   -o file  the page (default: NAME.report.html in the current
 #            directory; in `file` when it is a directory)
+#   -x       also the tables as an Excel workbook beside the page
+#            (NAME.report.xlsx for NAME.report.html: etlreport -f xlsx,
+#            a Summary sheet and a sheet a table); a sheet cut at
+#            Excel's row limit is said, and the exit status is 1
 #   -y path  the symbol path for etlsym (default: _NT_SYMBOL_PATH; frames
 #            are named when either is set)
 #
@@ -28,7 +32,7 @@
 prog=rustc-report.sh
 
 usage() {
-	echo "usage: $prog [-a] [-p dir] [-o file] [-y path]" \
+	echo "usage: $prog [-ax] [-p dir] [-o file] [-y path]" \
 	    "[--baseline old.etl] trace.etl" >&2
 	exit 2
 }
@@ -40,7 +44,7 @@ die() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
-all=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-} baseline=""
+all=0 xlsx=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-} baseline=""
 # --baseline takes its word out of the arguments; getopts reads the rest.
 n=$#
 while [ "$n" -gt 0 ]; do
@@ -58,9 +62,10 @@ while [ "$n" -gt 0 ]; do
 	*)	set -- "$@" "$arg" ;;
 	esac
 done
-while getopts ab:p:o:y: opt; do
+while getopts ab:p:o:xy: opt; do
 	case $opt in
 	a)	all=1 ;;
+	x)	xlsx=1 ;;
 	b)	baseline=$OPTARG ;;
 	p)	profiles=$OPTARG ;;
 	o)	page=$OPTARG ;;
@@ -162,3 +167,11 @@ fi
 etlreport -q -f html --title "$title" -o "$page" \
     "$tmp/views.zst" || die "etlreport failed"
 echo "$page"
+if [ $xlsx = 1 ]; then
+	book=${page%.[hH][tT][mM][lL]}.xlsx
+	# A sheet cut at Excel's limit still leaves the workbook: say so.
+	etlreport -q -f xlsx -o "$book" "$tmp/views.zst" ||
+	    { [ -f "$book" ] || die "etlreport -f xlsx failed"; status=1; }
+	echo "$book"
+	exit ${status:-0}
+fi

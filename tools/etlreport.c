@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "render/render.h"
@@ -14,15 +15,16 @@ enum {
 	OPT_TITLE = 256,
 	OPT_MIN_PERCENT,
 	OPT_MAX_DEPTH,
-	OPT_TABLE
+	OPT_TABLE,
+	OPT_CSV_RAW
 };
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--max-depth n]"
-	    "\n                 [--min-percent p] [--table name] [--title text] "
-	    "[file ...]\n");
+	fprintf(fp, "usage: etlreport [-q] [-f format] [-o file] [--csv-raw] "
+	    "[--max-depth n]\n                 [--min-percent p] [--table name] "
+	    "[--title text] [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Render the tables and events of an event stream.  "
 		    "Formats:\n");
@@ -33,6 +35,10 @@ usage(FILE *fp, int status)
 		    "  -o file          write to file instead of standard output\n"
 		    "  -q               no line on what an input lost; errors are\n"
 		    "                   still said\n"
+		    "  --csv-raw        csv: text cells as they are, for programs;\n"
+		    "                   by default a cell a spreadsheet would\n"
+		    "                   evaluate (=, +, -, @, tab, CR first) gets\n"
+		    "                   a ' before it\n"
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
 		    "  --table name     text, csv, jsonl: only the tables so named\n"
@@ -73,6 +79,7 @@ main(int argc, char *argv[])
 		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "csv-raw", no_argument, NULL, OPT_CSV_RAW },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render_options opt = { 0 };
@@ -103,6 +110,9 @@ main(int argc, char *argv[])
 		case 'V':
 			printf("etlreport 0.1\n");
 			return CLI_OK;
+		case OPT_CSV_RAW:
+			opt.csv_raw = 1;
+			break;
 		case OPT_TITLE:
 			opt.title = optarg;
 			break;
@@ -126,6 +136,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	if ((fmt = render_find(format)) == NULL) {
 		cli_warn("unknown format '%s'", format);
+		usage(stderr, CLI_USAGE);
+	}
+	if (strcmp(format, "xlsx") == 0 && (out == NULL ||
+	    strcmp(out, "-") == 0)) {
+		cli_warn("xlsx: a workbook is a file: give -o file.xlsx");
 		usage(stderr, CLI_USAGE);
 	}
 	opt.out = out;

@@ -16,6 +16,7 @@ static const struct {
 } formats[] = {
 	{ "text", out_text_open },
 	{ "csv", out_csv_open },
+	{ "csv-raw", out_csv_raw_open },
 	{ "jsonl", out_jsonl_open },
 };
 

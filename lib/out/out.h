@@ -42,6 +42,14 @@
  *	HH:MM:SS.mmm" (ISO 8601 with a space, as RFC 3339 allows, to the
  *	millisecond, the zone being the column's: UTC), which spreadsheets
  *	read as a date and time; ns columns as seconds with 9 decimals.
+ *	A text cell or header (never a number) that starts with '=', '+',
+ *	'-', '@', tab or CR, which a spreadsheet would evaluate, is
+ *	written with a single quote before it in a quoted field
+ *	("'=1+1"), as OWASP advises against CSV injection; a number a
+ *	caller formatted as text in a numeric column is left as it is.
+ *
+ * csv-raw	The same, with no cell made safe: for programs, not for
+ *	spreadsheets.
  *
  * jsonl	One JSON object per row, members in column order and named by
  *	the columns.  i64, u64 and f64 are numbers (a non-finite f64 is
@@ -73,7 +81,7 @@ struct out_column {
 struct out;
 
 /*
- * Opens a writer of `format` ("text", "csv", "jsonl") on fp.
+ * Opens a writer of `format` ("text", "csv", "csv-raw", "jsonl") on fp.
  * @return : NULL for an unknown format (errno EINVAL) or no memory.
  */
 struct out *out_open(const char *format, FILE *fp);

@@ -4,6 +4,16 @@
  * libcsv does the quoting; this file only decides which fields need it,
  * so that plain numbers and names stay unquoted and easy to read.  Each
  * record is built in a reused buffer and written with one fwrite().
+ *
+ * A trace may come from anyone's machine, and the names in it (of
+ * processes, threads, images, functions, event fields) reach the cells
+ * as they are.  A spreadsheet takes a cell that starts with '=', '+',
+ * '-' or '@' for a formula, and one that starts with a tab or CR the
+ * same way after trimming it (OWASP, "CSV Injection").  So a text cell
+ * or header that starts with one of those is written as OWASP advises:
+ * a single quote before it, the whole field quoted ("'=1+1").  A
+ * spreadsheet shows the quote and evaluates nothing; numbers are never
+ * touched.  "csv-raw" writes every cell as it is, for programs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +26,69 @@ struct csv_writer {
 	struct out_writer w;
 	FILE *fp;
 	size_t ncols;
+	int raw;		/* csv-raw: no cell is made safe */
+	const struct out_column *cols;	/* the table's, for their types */
 	struct out_buf line;	/* the record being built */
 	struct out_buf cell;	/* one field's text before quoting */
+	struct out_buf safe;	/* a live cell with its quote */
 };
+
+/* Whether a spreadsheet would evaluate a text cell starting so. */
+static int
+is_live(const char *s, size_t len)
+{
+	return len > 0 && s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+}
+
+/* A plain decimal number: [+-]digits[.digits][e[+-]digits]. */
+static int
+is_plain_number(const char *s, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	if (i < len && (s[i] == '+' || s[i] == '-'))
+		i++;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	if (digits == 0)
+		return 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		digits = 0;
+		if (++i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+		if (digits == 0)
+			return 0;
+	}
+	return i == len;
+}
+
+static int
+is_number_type(enum value_type t)
+{
+	return t == VAL_I64 || t == VAL_U64 || t == VAL_F64 || t == VAL_NS ||
+	    t == VAL_HEX;
+}
+
+/*
+ * Whether a cell of type `type` in a column of type `col` is text that
+ * must be made safe.  Numbers are written by value_format() and are
+ * safe as they are, signs included; so is a number a caller formatted
+ * as text for its column (two decimals of a percent), but no other
+ * text, whatever its column claims.
+ */
+static int
+must_defuse(enum value_type type, enum value_type col, const char *s,
+    size_t len)
+{
+	if (is_number_type(type) || !is_live(s, len))
+		return 0;
+	return !(is_number_type(col) && is_plain_number(s, len));
+}
 
 static int
 needs_quotes(const char *s, size_t len)
@@ -47,6 +117,28 @@ add_field(struct csv_writer *c, size_t col, const char *s, size_t len)
 		return -1;
 	c->line.len += csv_write(c->line.ptr + c->line.len, n, s, len);
 	return 0;
+}
+
+/* Appends a field as add_field() does, made safe if it must be. */
+static int
+add_cell(struct csv_writer *c, size_t col, const char *s, size_t len,
+    enum value_type type, enum value_type coltype)
+{
+	if (c->raw || !must_defuse(type, coltype, s, len))
+		return add_field(c, col, s, len);
+	c->safe.len = 0;
+	if (out_buf_add(&c->safe, "'", 1) == -1 ||
+	    out_buf_add(&c->safe, s, len) == -1)
+		return -1;
+	/* libcsv quotes what needs it; the rest is quoted here, as OWASP
+	 * advises, so that no reader takes the quote for a delimiter. */
+	if (needs_quotes(c->safe.ptr, c->safe.len))
+		return add_field(c, col, c->safe.ptr, c->safe.len);
+	if ((col > 0 && out_buf_add(&c->line, ",", 1) == -1) ||
+	    out_buf_add(&c->line, "\"", 1) == -1 ||
+	    out_buf_add(&c->line, c->safe.ptr, c->safe.len) == -1)
+		return -1;
+	return out_buf_add(&c->line, "\"", 1);
 }
 
 static int
@@ -123,6 +215,7 @@ csv_out_begin(struct out_writer *w, const char *name,
 
 	(void)name;	/* CSV has no place for a table's name */
 	c->ncols = ncols;
+	c->cols = cols;
 	c->line.len = 0;
 	if (index > 0 && out_buf_add(&c->line, "\r\n", 2) == -1)
 		return -1;
@@ -130,7 +223,7 @@ csv_out_begin(struct out_writer *w, const char *name,
 		char head[256];
 
 		out_csv_header(&cols[i], head, sizeof(head));
-		if (add_field(c, i, head, strlen(head)) == -1)
+		if (add_cell(c, i, head, strlen(head), VAL_STR, VAL_STR) == -1)
 			return -1;
 	}
 	return end_record(c);
@@ -149,7 +242,8 @@ csv_out_row(struct out_writer *w, const struct value *cells)
 			return -1;
 		if (cells[i].type == VAL_UTC)
 			spreadsheet_time(&c->cell);
-		if (add_field(c, i, c->cell.ptr, c->cell.len) == -1)
+		if (add_cell(c, i, c->cell.ptr, c->cell.len, cells[i].type,
+		    c->cols[i].type) == -1)
 			return -1;
 	}
 	return end_record(c);
@@ -169,6 +263,7 @@ csv_out_free(struct out_writer *w)
 
 	out_buf_free(&c->line);
 	out_buf_free(&c->cell);
+	out_buf_free(&c->safe);
 	free(c);
 }
 
@@ -176,8 +271,8 @@ static const struct out_writer_ops csv_out_ops = {
 	csv_out_begin, csv_out_row, csv_out_end, csv_out_free, NULL
 };
 
-struct out_writer *
-out_csv_open(FILE *fp)
+static struct out_writer *
+csv_open(FILE *fp, int raw)
 {
 	struct csv_writer *c;
 
@@ -185,5 +280,18 @@ out_csv_open(FILE *fp)
 		return NULL;
 	c->w.ops = &csv_out_ops;
 	c->fp = fp;
+	c->raw = raw;
 	return &c->w;
+}
+
+struct out_writer *
+out_csv_open(FILE *fp)
+{
+	return csv_open(fp, 0);
+}
+
+struct out_writer *
+out_csv_raw_open(FILE *fp)
+{
+	return csv_open(fp, 1);
 }

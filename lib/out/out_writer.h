@@ -57,6 +57,7 @@ struct out_writer {
 /* Each returns NULL (ENOMEM) if it cannot allocate. */
 struct out_writer *out_text_open(FILE *fp);
 struct out_writer *out_csv_open(FILE *fp);
+struct out_writer *out_csv_raw_open(FILE *fp);
 struct out_writer *out_jsonl_open(FILE *fp);
 
 #endif

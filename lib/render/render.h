@@ -35,6 +35,7 @@ struct render_options {
 	const struct loss *loss;
 	const char *out;	/* -o: csv writes a file a table after it */
 	const char *table;	/* text, csv, jsonl: only the tables so named */
+	int csv_raw;		/* csv: cells as they are, none made safe */
 	/* Says what was left out (prefixed by the caller); may be NULL. */
 	void (*warn)(const char *fmt, ...);
 };
@@ -67,7 +68,8 @@ struct render_format {
 
 /*
  * Whether the format writes files of its own instead of the one it is
- * opened on (csv with -o: a file a table); then open() gets fp NULL.
+ * opened on (csv with -o: a file a table; xlsx: the workbook, which
+ * needs -o); then open() gets fp NULL.
  */
 int render_writes_files(const char *format, const struct render_options *opt);
 
@@ -125,5 +127,8 @@ extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_html_ops;
 extern const struct render_ops render_report_ops;
+#ifndef ETL_NO_XLSX
+extern const struct render_ops render_xlsx_ops;
+#endif
 
 #endif

@@ -92,8 +92,17 @@ say(struct render *rp, const char *what, const char *detail)
 int
 render_writes_files(const char *format, const struct render_options *opt)
 {
+	if (strcmp(format, "xlsx") == 0)
+		return 1;
 	return strcmp(format, "csv") == 0 && opt->out != NULL &&
 	    strcmp(opt->out, "-") != 0;
+}
+
+/* CSV made safe for spreadsheets, or with --csv-raw as it is. */
+static const char *
+csv_format(const struct render *rp)
+{
+	return rp->opt.csv_raw ? "csv-raw" : "csv";
 }
 
 static struct render *
@@ -111,7 +120,8 @@ table_open(FILE *fp, const char *format, const struct render_options *opt)
 	rp->text = strcmp(format, "text") == 0;
 	rp->json = strcmp(format, "jsonl") == 0;
 	rp->split = render_writes_files(format, &rp->opt);
-	if ((!rp->split && (rp->o = out_open(format, fp)) == NULL) ||
+	if ((!rp->split && (rp->o = out_open(rp->csv ? csv_format(rp) :
+	    format, fp)) == NULL) ||
 	    (strcmp(format, "text") == 0 && rp->opt.table == NULL &&
 	    (rp->sum = summarize_open(fp)) == NULL)) {
 		if (rp->o != NULL)
@@ -197,7 +207,7 @@ open_file(struct render *rp, const char *name)
 	}
 	buf_put(&rp->paths, path, strlen(path) + 1);
 	rp->nfiles++;
-	if ((rp->o = out_open("csv", rp->file)) == NULL)
+	if ((rp->o = out_open(csv_format(rp), rp->file)) == NULL)
 		return -1;
 	return 0;
 }

@@ -129,19 +129,28 @@ else
 	skip many-merge-rss "no /usr/bin/time (apt-get install time)"
 fi
 
-# DuckDB reads the CSV as it is (the one-line load of the README).
+# DuckDB reads the CSV as it is: the one-line load of the README, taken
+# from the README, through npm's @duckdb/node-api (.ci/npm.sh), or a
+# duckdb command or python3 module when there is one.
 sh "$many" -f csv -o "$tmp/out.cpu.csv" cpu --by function -- "$@" \
     2>/dev/null
 want=$(($(wc -l <"$tmp/out.cpu.csv") - 1))
-if command -v duckdb >/dev/null; then
-	got=$(cd "$tmp" && duckdb -csv -noheader -c \
-	    "SELECT count(*) FROM read_csv_auto('out.cpu.csv')" 2>&1)
+load=$(grep "^SELECT .*read_csv_auto('out.cpu.csv');\$" "$ETL_TOP/README.md" |
+    head -1 | sed 's/;$//')
+[ -n "$load" ] || fail many-duckdb-readme "no read_csv_auto line in README.md"
+count="SELECT count(*) FROM ($load)"
+if command -v node >/dev/null &&
+    node "$ETL_TOP/tests/duckdb.js" check 2>/dev/null; then
+	got=$(cd "$tmp" && node "$ETL_TOP/tests/duckdb.js" sql "$count" 2>&1)
+	check_eq many-duckdb "$got" "$want"
+elif command -v duckdb >/dev/null; then
+	got=$(cd "$tmp" && duckdb -csv -noheader -c "$count" 2>&1)
 	check_eq many-duckdb "$got" "$want"
 elif python3 -c 'import duckdb' 2>/dev/null; then
-	got=$(cd "$tmp" && python3 -c "import duckdb; print(duckdb.sql(
-	    \"SELECT count(*) FROM read_csv_auto('out.cpu.csv')\").fetchone()[0])")
+	got=$(cd "$tmp" && python3 -c "import duckdb, sys
+print(duckdb.sql(sys.argv[1]).fetchone()[0])" "$count")
 	check_eq many-duckdb "$got" "$want"
 else
-	skip many-duckdb "no duckdb command or python3 module (DuckDB is not \
-packaged by Debian)"
+	skip many-duckdb "no @duckdb/node-api (sh .ci/npm.sh; needs node and \
+npm: apt-get install nodejs npm)"
 fi

@@ -7,7 +7,7 @@
  *	    waits]
  *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
- *	    [--pdb image=file.pdb ...] -o file.etl
+ *	    [--pdb image=file.pdb ...] [--rename old=new ...] -o file.etl
  *
  * The trace follows ../shared/docs/etl-format.md as a Windows 10 kernel
  * session merged by WPR would: a header buffer with the trace header
@@ -40,6 +40,11 @@
  * symbolizer given the PDB names them.  The manifest then says which
  * PDB procedures the samples fell in (its pdb and symbol lines).
  * Without --pdb the output is what it always was.
+ *
+ * --rename old=new, up to 16 times, replaces every "old" in the strings
+ * the trace holds (process, thread and image names, paths, command
+ * lines) by "new", so that tests can make a trace a hostile machine
+ * would (a process called "=1+1+1+11"); the manifest keeps the names.
  *
  * The manifest, FILE.etl.manifest.tsv, is tab-separated; '#' lines are
  * comments and explain the columns.  Its lines:
@@ -111,7 +116,8 @@ enum long_only {
 	OPT_PDB,
 	OPT_COMPACT_CSWITCH,
 	OPT_CSWITCH_VERSION,
-	OPT_SLOW_CRATE
+	OPT_SLOW_CRATE,
+	OPT_RENAME
 };
 
 static const struct option long_options[] = {
@@ -123,6 +129,7 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "pdb", required_argument, NULL, OPT_PDB },
 	{ "pointer-size", required_argument, NULL, OPT_POINTER_SIZE },
+	{ "rename", required_argument, NULL, OPT_RENAME },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "size", required_argument, NULL, OPT_SIZE },
@@ -164,7 +171,8 @@ usage(FILE *fp)
 	    "                [--compact-cswitch] [--cswitch-version 2|5]\n"
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...]\n"
-	    "                [--slow-crate name[=factor]] -o file.etl\n");
+	    "                [--slow-crate name[=factor]] [--rename old=new ...]\n"
+	    "                -o file.etl\n");
 }
 
 static _Noreturn void
@@ -301,6 +309,15 @@ parse_options(int argc, char **argv, struct settings *set)
 			set->scenario.seed = number_option(
 			    "--seed %s: want a number", optarg, 0, 0,
 			    UINT64_MAX);
+			break;
+		case OPT_RENAME:
+			/* old=new: every old in the trace's strings. */
+			if ((eq = strchr(optarg, '=')) == NULL || eq == optarg)
+				bad_usage("--rename %s: want old=new", optarg);
+			*eq = '\0';
+			if (etlw_rename(optarg, eq + 1) == -1)
+				bad_usage("--rename %s: too many renames",
+				    optarg);
 			break;
 		case OPT_SLOW_CRATE:
 			/* NAME, three times as slow; NAME=N, N times. */

@@ -139,10 +139,61 @@ payload_zeros(struct etlw_payload *p, size_t n)
 	memset(payload_grow(p, n), 0, n);
 }
 
+/*
+ * --rename old=new: each string of the trace has every `old` in it
+ * replaced by `new`, the renames in the order given, so that a test
+ * can make a hostile trace (a process called "=1+1").  Test code: the
+ * list is the program's, set once before the trace is written.
+ */
+#define RENAMES_MAX	16
+#define RENAMED_MAX	1024
+
+static const char *rename_old[RENAMES_MAX], *rename_new[RENAMES_MAX];
+static size_t nrenames;
+
+int
+etlw_rename(const char *old, const char *new)
+{
+	if (nrenames == RENAMES_MAX || *old == '\0')
+		return -1;
+	rename_old[nrenames] = old;
+	rename_new[nrenames++] = new;
+	return 0;
+}
+
+/* s with the renames done, in a buffer of the caller's. */
+static const char *
+renamed(const char *s, char out[RENAMED_MAX])
+{
+	char tmp[RENAMED_MAX];
+	const char *hit, *from;
+	size_t i, len, olen;
+
+	for (i = 0; i < nrenames; i++) {
+		if (strstr(s, rename_old[i]) == NULL)
+			continue;
+		olen = strlen(rename_old[i]);
+		for (len = 0, from = s; len < sizeof(tmp) &&
+		    (hit = strstr(from, rename_old[i])) != NULL;
+		    from = hit + olen)
+			len += (size_t)snprintf(tmp + len, sizeof(tmp) - len,
+			    "%.*s%s", (int)(hit - from), from, rename_new[i]);
+		if (len < sizeof(tmp))
+			snprintf(tmp + len, sizeof(tmp) - len, "%s", from);
+		memcpy(out, tmp, strlen(tmp) + 1);
+		s = out;
+	}
+	return s;
+}
+
 void
 payload_ansi(struct etlw_payload *p, const char *s)
 {
-	size_t n = strlen(s) + 1;
+	char buf[RENAMED_MAX];
+	size_t n;
+
+	s = renamed(s, buf);
+	n = strlen(s) + 1;
 
 	memcpy(payload_grow(p, n), s, n);
 }
@@ -150,6 +201,9 @@ payload_ansi(struct etlw_payload *p, const char *s)
 void
 payload_utf16(struct etlw_payload *p, const char *s)
 {
+	char buf[RENAMED_MAX];
+
+	s = renamed(s, buf);
 	do
 		payload_u16(p, (unsigned char)*s);
 	while (*s++ != '\0');

@@ -52,6 +52,11 @@ void	payload_u64(struct etlw_payload *p, uint64_t v);
 void	payload_ptr(struct etlw_payload *p, uint64_t v);
 void	payload_guid(struct etlw_payload *p, const struct etl_guid *g);
 void	payload_zeros(struct etlw_payload *p, size_t n);
+/*
+ * Renames every `old` in the strings written after (both kept, not
+ * copied); -1 if there are too many or old is empty.
+ */
+int	etlw_rename(const char *old, const char *new);
 /* NUL-terminated 8-bit string. */
 void	payload_ansi(struct etlw_payload *p, const char *s);
 /* NUL-terminated UTF-16LE string made from ASCII `s`. */

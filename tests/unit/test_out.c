@@ -90,8 +90,9 @@ test_names(void)
 	REQUIRE(names != NULL);
 	CHECK_EQ_STR(names[0], "text");
 	CHECK_EQ_STR(names[1], "csv");
-	CHECK_EQ_STR(names[2], "jsonl");
-	CHECK(names[3] == NULL);
+	CHECK_EQ_STR(names[2], "csv-raw");
+	CHECK_EQ_STR(names[3], "jsonl");
+	CHECK(names[4] == NULL);
 }
 
 static void
@@ -127,6 +128,45 @@ test_csv_quoting(void)
 	    "plain,1,\"a,b\",0.000000000\r\n"
 	    "\"say \"\"hi\"\"\",-2,\"l1\r\nl2\rl3\n\",\r\n"
 	    "\xc3\xbcn\xc3\xaf,,,-0.000000001\r\n");
+}
+
+/*
+ * A text cell a spreadsheet would evaluate gets a quote, in a quoted
+ * field (OWASP); numbers keep their signs, a number written as text in
+ * a number column too, but not other text in it; csv-raw changes nothing.
+ */
+static void
+test_csv_formula_cells(void)
+{
+	static const struct out_column cols[] = {
+		{ "=name", VAL_STR, "" },
+		{ "n", VAL_I64, "" },
+		{ "pct", VAL_F64, "" },
+	};
+	struct value cells[] = {
+		str("=1+1+1+11"), i64(VAL_I64, -2), str("-14.00"),
+		str("+cmd|' /C calc'!A0"), f64(-0.5), str("-1+2"),
+		str("@SUM(A1)"), i64(VAL_I64, 3), str("=a,\"b\""),
+		str("\tx"), null, str("\r=1"),
+		str("a=1"), null, str("1e-3"),
+	};
+	struct out *o = open_mem("csv");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(put_table(o, "t", cols, 3, cells, 5), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "\"'=name\",n,pct\r\n"
+	    "\"'=1+1+1+11\",-2,-14.00\r\n"
+	    "\"'+cmd|' /C calc'!A0\",-0.5,\"'-1+2\"\r\n"
+	    "\"'@SUM(A1)\",3,\"'=a,\"\"b\"\"\"\r\n"
+	    "\"'\tx\",,\"'\r=1\"\r\n"
+	    "a=1,,1e-3\r\n");
+	REQUIRE((o = open_mem("csv-raw")) != NULL);
+	CHECK_EQ_INT(put_table(o, "t", cols, 3, cells, 2), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "=name,n,pct\r\n"
+	    "=1+1+1+11,-2,-14.00\r\n"
+	    "+cmd|' /C calc'!A0,-0.5,-1+2\r\n");
 }
 
 /*
@@ -574,6 +614,7 @@ main(void)
 	RUN(test_names);
 	RUN(test_unknown_format);
 	RUN(test_csv_quoting);
+	RUN(test_csv_formula_cells);
 	RUN(test_csv_header_and_tables);
 	RUN(test_csv_units_and_dates);
 	RUN(test_jsonl_record);
