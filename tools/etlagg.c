@@ -40,7 +40,7 @@ usage(FILE *fp, int status)
 		    "  --diff base  of cpu, vmem, heap, threads, waits, crates,\n"
 		    "             processes or stats: the view of base and of\n"
 		    "             the input, joined, with the changes\n"
-		    "  --help     this text\n"
+		    "  -h, --help this text\n"
 		    "  --version  the version\n"
 		    "Views joined by + are computed in one pass over the\n"
 		    "inputs; the output is their streams one after another,\n"
@@ -279,7 +279,7 @@ parse_args(int argc, char *argv[], struct args *a)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	a->nviews = 1;
 	/* "-": words that are not options come back in order, as 1. */
-	while ((ch = getopt_long(argc, argv, "-fo:q", all, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-fho:q", all, &idx)) != -1) {
 		vs = &a->views[a->nviews - 1];
 		switch (ch) {
 		case 1:
