@@ -57,8 +57,11 @@ render_record(void *ctx, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	struct rendering *g = ctx;
+	int rc = g->ops->record(g->rd, r, rec);
 
-	if (g->ops->record(g->rd, r, rec) != 0)
+	if (rc == RENDER_SAID)	/* the renderer has named the file */
+		exit(CLI_DATA_ERROR);
+	if (rc != 0)
 		cli_write_error(g->out);
 	return 0;
 }
