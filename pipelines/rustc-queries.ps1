@@ -53,8 +53,7 @@ Shows this help (as Get-Help -Detailed does) and exits.
 #>
 [CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0, ParameterSetName = 'Run')]
-	[string] $ProfDir,
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $ProfDir,
 	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
 	[Parameter(ParameterSetName = 'Run')] [int] $Depth = 0,
 	[Parameter(ParameterSetName = 'Run')] [string] $Percent = '1',

@@ -52,8 +52,7 @@ Shows this help (as Get-Help -Detailed does) and exits.
 #>
 [CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0, ParameterSetName = 'Run')]
-	[string] $Trace,
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
 	[Parameter(ParameterSetName = 'Run')] [Alias('OutDir')] [string] $Out = '',
 	[Parameter(ParameterSetName = 'Run')] [string] $ProfDir = '',
 	[Parameter(ParameterSetName = 'Run')] [string] $SymbolPath = $env:_NT_SYMBOL_PATH,

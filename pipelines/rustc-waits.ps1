@@ -41,8 +41,7 @@ Shows this help (as Get-Help -Detailed does) and exits.
 #>
 [CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0, ParameterSetName = 'Run')]
-	[string] $Trace,
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
 	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
 	[Parameter(ParameterSetName = 'Run')] [switch] $All,
 	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
