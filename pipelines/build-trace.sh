@@ -1,6 +1,7 @@
 # build-trace.sh - what rustc-cpu.sh and rustc-processes.sh share: their
 # options, and decoding a trace to the stream of a build's processes.
-# Sourced, not run.  The sourcing script sets `prog` and `synopsis` first.
+# Sourced, not run.  The sourcing script sets `prog` and `synopsis` first;
+# its opening comment is what -h and --help print.
 #
 # After build_trace "$@": $out is the output directory, $name the trace's
 # name without .etl, $tmp a scratch directory removed at exit, and
@@ -16,6 +17,23 @@ usage() {
 	exit 2
 }
 
+# -h, --help: the comment at the top of the script, its manual, on the
+# standard output.
+help() {
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	exit 0
+}
+
+# --help anywhere before "--" (getopts knows no long options).
+want_help() {
+	for arg; do
+		case $arg in
+		--)	return ;;
+		--help)	help ;;
+		esac
+	done
+}
+
 die() {
 	echo "$prog: $*" >&2
 	exit 1
@@ -26,9 +44,11 @@ build_trace() {
 	PATH=$PATH:$here/../bin
 	all=0
 	out=.
-	while getopts ao: opt; do
+	want_help "$@"
+	while getopts aho: opt; do
 		case $opt in
 		a)	all=1 ;;
+		h)	help ;;
 		o)	out=$OPTARG ;;
 		*)	usage ;;
 		esac

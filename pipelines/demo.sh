@@ -1,6 +1,26 @@
 #!/bin/sh
-# The demo: decode the bundled sample trace (a synthetic rustc build made
-# by etlsynth, see testdata/README.md) and show what it holds.
+# demo.sh - the demo: decode the bundled sample trace (a synthetic rustc
+# build made by etlsynth, see testdata/README.md) and show what it holds.
+#
+# Usage: demo.sh
+#   -h, --help  this text
+#
+# The tools are taken from the bin/ beside this script's folder.
+
+# -h, --help: the comment above, on the standard output.
+help() {
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	exit 0
+}
+
+if [ $# -gt 0 ]; then
+	case $1 in
+	-h | --help)
+		help ;;
+	*)	echo "usage: demo.sh" >&2
+		exit 2 ;;
+	esac
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 sample=$top/testdata/sample.etl
 PATH=$top/bin:$PATH

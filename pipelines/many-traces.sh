@@ -24,6 +24,7 @@
 #   -f format   render the merged table with etlreport -f format
 #               (csv, text, folded, ...) instead of writing the stream
 #   -o file     where to write it (default: the standard output)
+#   -h, --help  this text
 #
 # Examples:
 #   many-traces.sh -o cpu.zst cpu --by stack -- ci/*.etl
@@ -60,6 +61,23 @@ die() {
 	exit 1
 }
 
+# -h, --help: the comment at the top of the script, its manual, on the
+# standard output.
+help() {
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	exit 0
+}
+
+# --help anywhere before "--" (getopts knows no long options).
+want_help() {
+	for arg; do
+		case $arg in
+		--)	return ;;
+		--help)	help ;;
+		esac
+	done
+}
+
 # Quotes $1 for a shell: the command line parallel gives to sh.
 quote() {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
@@ -73,8 +91,10 @@ remote=0
 filter=
 format=
 output=
-while getopts j:S:F:f:o: opt; do
+want_help "$@"
+while getopts hj:S:F:f:o: opt; do
 	case $opt in
+	h)	help ;;
 	j)	jobs=$OPTARG ;;
 	S)	logins="$logins --sshlogin $(quote "$OPTARG")"
 		# Traces go only to other hosts: ':' is this machine.

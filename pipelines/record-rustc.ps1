@@ -1,10 +1,13 @@
 <#
 .SYNOPSIS
+Records a Rust build with Windows Performance Recorder and the
+profiles of rustc.wprp, then runs the analysis pipelines on the trace.
+
+.DESCRIPTION
 record-rustc.ps1 - records a Rust build with Windows Performance Recorder
 and the profiles of rustc.wprp, then runs the analysis pipelines on the
 trace: the first step of every workflow of the etl toolkit.
 
-.DESCRIPTION
 Starts WPR with a profile of rustc.wprp (beside this script), runs the
 build command given after the options, stops WPR and saves the trace as
 -Trace, then runs the pipelines that fit the profile, writing into
@@ -31,22 +34,56 @@ and write files, so no bytes go through PowerShell's pipes.  Run it from
 a PowerShell prompt and put `--` before the build command, so that its
 options are not taken for this script's (pwsh -File does not know `--`).
 
+.PARAMETER Trace
+Where to save the trace (default: rustc-build.etl).
+
+.PARAMETER OutDir
+Where the pipelines write their files (default: the current directory).
+
+.PARAMETER Mode
+The profile to record with: Cpu (the default), Waits or Heap.
+
+.PARAMETER HeapProcess
+With -Mode Heap: the processes whose heaps are snapshotted (default
+rustc.exe).
+
+.PARAMETER SnapshotSeconds
+With -Mode Heap: the seconds between two snapshots (default 10).
+
+.PARAMETER NoAnalysis
+Stops after saving the trace.
+
+.PARAMETER Command
+The build command and its arguments, after --.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./record-rustc.ps1 -OutDir report -- x build --stage 2 library
 
 .EXAMPLE
 ./record-rustc.ps1 -Mode Waits -Trace waits.etl -- cargo build --release
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[string] $Trace = 'rustc-build.etl',
-	[string] $OutDir = '.',
-	[ValidateSet('Cpu', 'Waits', 'Heap')] [string] $Mode = 'Cpu',
-	[string] $HeapProcess = 'rustc.exe',
-	[ValidateRange(1, 3600)] [int] $SnapshotSeconds = 10,
-	[switch] $NoAnalysis,
-	[Parameter(Mandatory = $true, Position = 0,
-	    ValueFromRemainingArguments = $true)] [string[]] $Command
+	[Parameter(ParameterSetName = 'Run')] [string] $Trace = 'rustc-build.etl',
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [ValidateSet('Cpu', 'Waits', 'Heap')] [string] $Mode = 'Cpu',
+	[Parameter(ParameterSetName = 'Run')] [string] $HeapProcess = 'rustc.exe',
+	[Parameter(ParameterSetName = 'Run')] [ValidateRange(1, 3600)] [int] $SnapshotSeconds = 10,
+	[Parameter(ParameterSetName = 'Run')] [switch] $NoAnalysis,
+	[Parameter(Mandatory = $true, Position = 0, ParameterSetName = 'Run',
+	    ValueFromRemainingArguments = $true)] [string[]] $Command,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'record-rustc.ps1'
 $wpr = if ($env:ETL_WPR) { $env:ETL_WPR } else { 'wpr' }

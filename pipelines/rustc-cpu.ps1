@@ -1,12 +1,15 @@
 <#
 .SYNOPSIS
+Where the processes of a Rust build spent their CPU samples, from one
+trace: tables by process, stack, function and module, and a flame graph.
+
+.DESCRIPTION
 rustc-cpu.ps1 - what the rustc-dev-guide's WPA profile shows in its
 "rustc CPU Analysis" tab, from one trace: where the processes of a build
 (rustc, cargo, link, rustdoc, build scripts and their children) spent
 their CPU samples, by process, call stack, function and module, and the
 stacks as folded text and a flame graph.  The twin of rustc-cpu.sh.
 
-.DESCRIPTION
 Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.cpu-processes.csv  samples and CPU ms per process
   NAME.cpu-stacks.csv     samples per call stack, root first
@@ -23,14 +26,36 @@ PowerShell 7 and Windows PowerShell 5.1 alike: the tools read and write
 files (-o), so no bytes go through PowerShell's pipes, which 5.1 would
 mangle.
 
+.PARAMETER Trace
+The trace (.etl) to read, recorded with WPR (see record-rustc.ps1).
+
+.PARAMETER OutDir
+Where to write the files (default: the current directory); it is made
+when missing.
+
+.PARAMETER All
+Takes every process of the trace, not only those of the build.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-cpu.ps1 build.etl -OutDir report
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
-	[string] $OutDir = '.',
-	[switch] $All
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [switch] $All,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-cpu.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

@@ -8,6 +8,7 @@
 # Usage: rustc-cpu.sh [-a] [-o dir] trace.etl
 #   -a      every process of the trace, not only those of the build
 #   -o dir  where to write the files (default: the current directory)
+#   -h, --help  this text
 #
 # Writes, for trace NAME.etl:
 #   NAME.cpu-processes.csv  samples and CPU ms per process

@@ -1,12 +1,15 @@
 <#
 .SYNOPSIS
+Which stacks of a Rust build's processes committed memory, and how
+much each process had committed over time, from one trace.
+
+.DESCRIPTION
 rustc-memory.ps1 - what the rustc-dev-guide's WPA profile shows in its
 "rustc Memory Analysis" tab, from a trace recorded with VirtualAlloc
 usage: which stacks of the build's processes (rustc, cargo, link,
 rustdoc, build scripts and their children) committed memory, and how
 much each process had committed over time.  The twin of rustc-memory.sh.
 
-.DESCRIPTION
 Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.commit-processes.csv  committed, freed and outstanding bytes per
                              process instance, with the peak
@@ -22,14 +25,36 @@ taken from PATH, or from the bin folder beside this script.  Needs
 PowerShell 7.4 or later; the tools read and write files, so no bytes go
 through PowerShell's pipes.
 
+.PARAMETER Trace
+The trace (.etl) to read, recorded with WPR (see record-rustc.ps1).
+
+.PARAMETER OutDir
+Where to write the files (default: the current directory); it is made
+when missing.
+
+.PARAMETER All
+Takes every process of the trace, not only those of the build.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-memory.ps1 build.etl -OutDir report
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
-	[string] $OutDir = '.',
-	[switch] $All
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [switch] $All,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-memory.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

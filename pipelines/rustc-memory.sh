@@ -8,6 +8,7 @@
 # Usage: rustc-memory.sh [-a] [-o dir] trace.etl
 #   -a      every process of the trace, not only those of the build
 #   -o dir  where to write the files (default: the current directory)
+#   -h, --help  this text
 #
 # Writes, for trace NAME.etl:
 #   NAME.commit-processes.csv  committed, freed and outstanding bytes

@@ -1,5 +1,9 @@
 <#
 .SYNOPSIS
+The processes of a Rust build, from one trace: a table, a tree and a
+timeline page.
+
+.DESCRIPTION
 rustc-processes.ps1 - what the rustc-dev-guide's WPA profile shows in its
 "rustc Build Processes" and "rustc Build Process Tree" tabs, from one
 trace: the processes of a build (rustc, cargo, link, rustdoc, build
@@ -7,7 +11,6 @@ scripts and their children) with their command lines, times, exit status
 and CPU, as a table and as a tree, and the tree as a timeline.  The twin
 of rustc-processes.sh.
 
-.DESCRIPTION
 Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.processes.csv   one row per process, in order of start
   NAME.tree.csv        the same rows in parent-child order, with depth
@@ -19,14 +22,36 @@ script.  Runs under PowerShell 7 and Windows PowerShell 5.1 alike: the
 tools read and write files (-o), so no bytes go through PowerShell's
 pipes, which 5.1 would mangle.
 
+.PARAMETER Trace
+The trace (.etl) to read, recorded with WPR (see record-rustc.ps1).
+
+.PARAMETER OutDir
+Where to write the files (default: the current directory); it is made
+when missing.
+
+.PARAMETER All
+Takes every process of the trace, not only those of the build.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-processes.ps1 build.etl -OutDir report
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
-	[string] $OutDir = '.',
-	[switch] $All
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [switch] $All,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-processes.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

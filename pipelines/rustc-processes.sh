@@ -8,6 +8,7 @@
 # Usage: rustc-processes.sh [-a] [-o dir] trace.etl
 #   -a      every process of the trace, not only those of the build
 #   -o dir  where to write the files (default: the current directory)
+#   -h, --help  this text
 #
 # Writes, for trace NAME.etl:
 #   NAME.processes.csv   one row per process, in order of start

@@ -1,12 +1,15 @@
 <#
 .SYNOPSIS
+The rustc queries of a build, from its -Z self-profile files: counts,
+the nested trace, summarize's table and a flame graph.
+
+.DESCRIPTION
 rustc-queries.ps1 - what the rustc-dev-guide's "Profiling Queries" chapter
 asked of -Z profile-queries, from the -Z self-profile output of a build:
 the query counts, the nested query trace, measureme summarize's table,
 and the query stacks as folded text and a flame graph (and crox's Chrome
 trace JSON).  The twin of rustc-queries.sh.
 
-.DESCRIPTION
 ProfDir holds the .mm_profdata files of one build, one per rustc process,
 as a build with RUSTFLAGS=-Zself-profile=ProfDir leaves them (with
 RUSTC_BOOTSTRAP=1 on a stable toolchain).  Writes into -OutDir (default:
@@ -28,15 +31,41 @@ from the bin folder beside this script.  Runs under PowerShell 7 and
 Windows PowerShell 5.1 alike: the tools read and write files (-o), so no
 bytes go through PowerShell's pipes, which 5.1 would mangle.
 
+.PARAMETER ProfDir
+The directory of the build's .mm_profdata files, one per rustc process.
+
+.PARAMETER OutDir
+Where to write the files (default: the current directory); it is made
+when missing.
+
+.PARAMETER Depth
+The levels the HTML trace shows (default 0: all).
+
+.PARAMETER Percent
+The HTML trace folds away boxes under this share of the time, in
+percent (default 1; 0 shows all).
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-queries.ps1 target/profiles -OutDir report -Percent 0.5
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $ProfDir,
-	[string] $OutDir = '.',
-	[int] $Depth = 0,
-	[string] $Percent = '1'
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $ProfDir,
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [int] $Depth = 0,
+	[Parameter(ParameterSetName = 'Run')] [string] $Percent = '1',
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-queries.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

@@ -6,6 +6,7 @@
 # graph (and, for chrome://tracing or Perfetto, crox's trace JSON).
 #
 # Usage: rustc-queries.sh [-d depth] [-p percent] [-o dir] profdir
+#   -h, --help  this text
 #   -d depth    the HTML trace shows this many levels (default: all)
 #   -p percent  the HTML trace folds away boxes under percent of the
 #               time (default 1, as the old page did; 0 shows all, and
@@ -37,14 +38,33 @@ die() {
 	exit 1
 }
 
+# -h, --help: the comment at the top of the script, its manual, on the
+# standard output.
+help() {
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	exit 0
+}
+
+# --help anywhere before "--" (getopts knows no long options).
+want_help() {
+	for arg; do
+		case $arg in
+		--)	return ;;
+		--help)	help ;;
+		esac
+	done
+}
+
 here=$(CDPATH= cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
 depth=0
 percent=1
 out=.
-while getopts d:o:p: opt; do
+want_help "$@"
+while getopts d:ho:p: opt; do
 	case $opt in
 	d)	depth=$OPTARG ;;
+	h)	help ;;
 	o)	out=$OPTARG ;;
 	p)	percent=$OPTARG ;;
 	*)	usage ;;

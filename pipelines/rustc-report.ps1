@@ -1,12 +1,14 @@
 <#
 .SYNOPSIS
+The whole report of a Rust build's trace as one page that stands alone.
+
+.DESCRIPTION
 rustc-report.ps1 - the whole report of a build's trace as one page that
 stands alone: the tabs of WPA's rustc profile (Summary, Crates, Build
 processes, Process tree, CPU, Memory, Waits, and Queries with
 -ProfDir), drawn by etlreport -f html from the tables of one etlagg
 pass.  The twin of rustc-report.sh.
 
-.DESCRIPTION
 Writes NAME.report.html for trace NAME.etl, into the current directory,
 or -Out (a file, or a directory to write NAME.report.html into).
 -All takes every process of the trace, not only those of the build;
@@ -25,18 +27,54 @@ exit status is 1; a build of the tools without xlsx says so).  The tools are tak
 folder beside this script.  Needs PowerShell 7.4 or later; the tools
 read and write files, so no bytes go through PowerShell's pipes.
 
+.PARAMETER Trace
+The trace (.etl) to read, recorded with WPR (see record-rustc.ps1).
+
+.PARAMETER Out
+The page to write (default: NAME.report.html in the current directory),
+or a directory to write NAME.report.html into.  -OutDir is the same.
+
+.PARAMETER ProfDir
+A directory of rustc self-profiles (*.mm_profdata) for the Queries tab.
+
+.PARAMETER SymbolPath
+The symbol path for etlsym (default: $env:_NT_SYMBOL_PATH); frames are
+named when either is set.
+
+.PARAMETER Baseline
+The trace of an earlier build to compare with.
+
+.PARAMETER All
+Takes every process of the trace, not only those of the build.
+
+.PARAMETER Xlsx
+Also writes the tables as one Excel workbook, NAME.report.xlsx, beside
+the page.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-report.ps1 build.etl -ProfDir prof -Out report.html
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
-	[Alias('OutDir')] [string] $Out = '',
-	[string] $ProfDir = '',
-	[string] $SymbolPath = $env:_NT_SYMBOL_PATH,
-	[string] $Baseline = '',
-	[switch] $All,
-	[switch] $Xlsx
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
+	[Parameter(ParameterSetName = 'Run')] [Alias('OutDir')] [string] $Out = '',
+	[Parameter(ParameterSetName = 'Run')] [string] $ProfDir = '',
+	[Parameter(ParameterSetName = 'Run')] [string] $SymbolPath = $env:_NT_SYMBOL_PATH,
+	[Parameter(ParameterSetName = 'Run')] [string] $Baseline = '',
+	[Parameter(ParameterSetName = 'Run')] [switch] $All,
+	[Parameter(ParameterSetName = 'Run')] [switch] $Xlsx,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-report.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

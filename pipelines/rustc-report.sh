@@ -22,6 +22,7 @@
 #            Excel's row limit is said, and the exit status is 1
 #   -y path  the symbol path for etlsym (default: _NT_SYMBOL_PATH; frames
 #            are named when either is set)
+#   -h, --help  this text
 #
 # The trace is decoded once.  The crates, threads and waits tables are
 # made from every process's events (a thread's switch-out is logged
@@ -42,6 +43,13 @@ die() {
 	exit 1
 }
 
+# -h, --help: the comment at the top of the script, its manual, on the
+# standard output.
+help() {
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	exit 0
+}
+
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:$here/../bin
 all=0 xlsx=0 profiles="" page="" sympath=${_NT_SYMBOL_PATH:-} baseline=""
@@ -59,14 +67,16 @@ while [ "$n" -gt 0 ]; do
 		n=$((n - 1)) ;;
 	--baseline=*)
 		baseline=${arg#--baseline=} ;;
+	--help)	help ;;
 	*)	set -- "$@" "$arg" ;;
 	esac
 done
-while getopts ab:p:o:xy: opt; do
+while getopts ab:hp:o:xy: opt; do
 	case $opt in
 	a)	all=1 ;;
 	x)	xlsx=1 ;;
 	b)	baseline=$OPTARG ;;
+	h)	help ;;
 	p)	profiles=$OPTARG ;;
 	o)	page=$OPTARG ;;
 	y)	sympath=$OPTARG ;;
@@ -87,6 +97,10 @@ if [ -z "$page" ]; then
 elif [ -d "$page" ]; then
 	page=${page%/}/$name.report.html
 fi
+# Where the page goes is looked at now, not after the work.
+pagedir=$(dirname -- "$page")
+[ -d "$pagedir" ] || die "$page: cannot create: no directory $pagedir"
+[ -w "$pagedir" ] || die "$page: cannot create: $pagedir is not writable"
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM

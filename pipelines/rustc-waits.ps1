@@ -1,12 +1,16 @@
 <#
 .SYNOPSIS
+Why the threads of a Rust build were not running, from a trace with
+context switches: time running, ready and waiting, and where they
+blocked.
+
+.DESCRIPTION
 rustc-waits.ps1 - why the threads of a build were not running: from a
 trace with context switches (CSwitch, ReadyThread), per thread the time
 it ran, was ready and waited; where threads blocked and who readied
 them; and an off-CPU flame graph weighted by nanoseconds.  The twin of
 rustc-waits.sh.
 
-.DESCRIPTION
 Writes, for trace NAME.etl, into -OutDir (default: the current directory):
   NAME.waits-threads.csv    running, ready, waiting ns per thread
   NAME.waits-processes.csv  the same per process
@@ -19,14 +23,36 @@ tools are taken from PATH, or from the bin folder beside this script.
 Needs PowerShell 7.4 or later; the tools read and write files, so no
 bytes go through PowerShell's pipes.
 
+.PARAMETER Trace
+The trace (.etl) to read, recorded with WPR (see record-rustc.ps1).
+
+.PARAMETER OutDir
+Where to write the files (default: the current directory); it is made
+when missing.
+
+.PARAMETER All
+Takes every process of the trace, not only those of the build.
+
+.PARAMETER Help
+Shows this help (as Get-Help -Detailed does) and exits.
+
 .EXAMPLE
 ./rustc-waits.ps1 build.etl -OutDir report
 #>
+[CmdletBinding(DefaultParameterSetName = 'Run')]
 param(
-	[Parameter(Mandatory = $true, Position = 0)] [string] $Trace,
-	[string] $OutDir = '.',
-	[switch] $All
+	[Parameter(ParameterSetName = 'Run', Mandatory = $true, Position = 0)] [string] $Trace,
+	[Parameter(ParameterSetName = 'Run')] [string] $OutDir = '.',
+	[Parameter(ParameterSetName = 'Run')] [switch] $All,
+	[Parameter(Mandatory = $true, ParameterSetName = 'Help')] [switch] $Help
 )
+
+# -Help: the help above, as Get-Help -Detailed shows it, on the standard
+# output (-? and Get-Help show it too).
+if ($Help) {
+	Get-Help -Detailed $PSCommandPath
+	exit 0
+}
 
 $me = 'rustc-waits.ps1'
 . (Join-Path $PSScriptRoot 'common.ps1')

@@ -7,6 +7,7 @@
 # Usage: rustc-waits.sh [-a] [-o dir] trace.etl
 #   -a      every process of the trace, not only those of the build
 #   -o dir  where to write the files (default: the current directory)
+#   -h, --help  this text
 #
 # Writes, for trace NAME.etl:
 #   NAME.waits-threads.csv    running, ready, waiting ns per thread

@@ -35,12 +35,13 @@ usage(FILE *fp, int status)
 		    "Options, before or after the view and the files:\n"
 		    "  -f         write the stream even to a terminal\n"
 		    "  -o file    write to file instead of standard output\n"
-		    "  -q         no line on what an input lost or on the events\n"
-		    "             it lacks; errors are still said\n"
+		    "  -q         no warnings: what an input lost, the events it\n"
+		    "             lacks, how the trace was recorded; errors are\n"
+		    "             still said\n"
 		    "  --diff base  of cpu, vmem, heap, threads, waits, crates,\n"
 		    "             processes or stats: the view of base and of\n"
 		    "             the input, joined, with the changes\n"
-		    "  --help     this text\n"
+		    "  -h, --help this text\n"
 		    "  --version  the version\n"
 		    "Views joined by + are computed in one pass over the\n"
 		    "inputs; the output is their streams one after another,\n"
@@ -304,7 +305,7 @@ parse_args(int argc, char *argv[], struct args *a)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	a->nviews = 1;
 	/* "-": words that are not options come back in order, as 1. */
-	while ((ch = getopt_long(argc, argv, "-fo:q", all, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-fho:q", all, &idx)) != -1) {
 		vs = &a->views[a->nviews - 1];
 		switch (ch) {
 		case 1:
@@ -732,6 +733,7 @@ main(int argc, char *argv[])
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
 	parse_args(argc, argv, &a);
+	view_quiet(a.quiet);
 	agg.nviews = a.nviews;
 	for (i = 0; i < a.nviews; i++) {
 		struct vspec *vs = &a.views[i];

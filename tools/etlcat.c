@@ -32,7 +32,7 @@ usage(FILE *fp, int status)
 		    "            input line, no counts that leave it at 0\n"
 		    "  -v        a summary of every input on stderr\n"
 		    "  -z level  zstd level, -7 to 19 (default -1)\n"
-		    "  --help    this text\n"
+		    "  -h, --help  this text\n"
 		    "  --version the version\n"
 		    "With no file, or when file is -, read standard input.\n"
 		    "Event streams given as input are passed through.\n");
@@ -73,7 +73,7 @@ main(int argc, char *argv[])
 	argv[0] = (char *)cli_progname();
 	o.d.producer = PRODUCER;
 	o.d.progress = cli_progress();
-	while ((ch = getopt_long(argc, argv, "fo:qvz:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fho:qvz:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			force = 1;

@@ -79,7 +79,7 @@ usage(FILE *fp, int status)
 		    "start, or UTC\n"
 		    "  --to time         up to (not including) this time\n"
 		    "  --verbose         say how much was held back\n"
-		    "  --help            this text\n"
+		    "  -h, --help        this text\n"
 		    "  --version         the version\n"
 		    "With no file, or when file is -, read standard input.\n"
 		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
@@ -233,7 +233,7 @@ main(int argc, char *argv[])
 	argv[0] = (char *)cli_progname();
 	if ((f = filter_new()) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	while ((ch = getopt_long(argc, argv, "fio:p:qv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fhio:p:qv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			force = 1;

@@ -43,7 +43,7 @@ usage(FILE *fp, int status)
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
 		    "  --table name     text, csv, jsonl: only the tables so named\n"
 		    "  --title text     svg, html: the title\n"
-		    "  --help           this text\n"
+		    "  -h, --help       this text\n"
 		    "  --version        the version\n"
 		    "With no file, or when file is -, read standard input.\n"
 		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
@@ -63,8 +63,11 @@ render_record(void *ctx, const struct stream_reader *r,
     const struct stream_record *rec)
 {
 	struct rendering *g = ctx;
+	int rc = g->ops->record(g->rd, r, rec);
 
-	if (g->ops->record(g->rd, r, rec) != 0)
+	if (rc == RENDER_SAID)	/* the renderer has named the file */
+		exit(CLI_DATA_ERROR);
+	if (rc != 0)
 		cli_write_error(g->out);
 	return 0;
 }
@@ -94,7 +97,7 @@ main(int argc, char *argv[])
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
-	while ((ch = getopt_long(argc, argv, "f:o:q", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:ho:q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;

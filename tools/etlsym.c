@@ -55,7 +55,7 @@ usage(FILE *fp, int status)
 		    "in to\n"
 		    "  --demangle        demangle names (standard input when "
 		    "none)\n"
-		    "  --help            this text\n"
+		    "  -h, --help        this text\n"
 		    "  --version         the version\n"
 		    "With no file, or when file is -, read standard input.\n"
 		    "A trace (.etl) or rustc profile (.mm_profdata) named as\n"
@@ -327,7 +327,7 @@ main(int argc, char *argv[])
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
-	while ((ch = getopt_long(argc, argv, "e:fio:qvy:", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "e:fhio:qvy:", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'e':

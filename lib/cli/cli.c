@@ -166,23 +166,29 @@ cli_inputs_init(struct cli_inputs *in, struct stream_reader *r)
 	in->progress = cli_progress();
 }
 
+enum input_kind { IN_STREAM, IN_TRACE, IN_FOREIGN };
+
 /*
- * Whether `fp`, a regular file named as an input, holds a trace to decode
- * rather than a stream; it is left at its start.  A pipe or a terminal
- * (/dev/stdin, <(etlcat x.etl)) is not looked at, since what is read
- * from it could not be read again.
+ * What `fp`, a regular file named as an input, holds: a trace to decode,
+ * a stream (or what the reader is to judge: an empty file, a stream a
+ * text pipe damaged), or none of the inputs a tool takes, which is said
+ * as etlcat says it, since a trace would have been taken too.  It is left
+ * at its start.  A pipe or a terminal (/dev/stdin, <(etlcat x.etl)) is
+ * not looked at, since what is read from it could not be read again.
  */
-static int
-is_trace(FILE *fp, const struct file_id *id)
+static enum input_kind
+input_kind(FILE *fp, const struct file_id *id)
 {
 	unsigned char head[256];
 	size_t n;
 
 	if (!id->regular)
-		return 0;
+		return IN_STREAM;
 	n = fread(head, 1, sizeof(head), fp);
 	rewind(fp);
-	return cli_decodable(head, n);
+	if (cli_decodable(head, n))
+		return IN_TRACE;
+	return n == 0 || stream_probe(head, n) ? IN_STREAM : IN_FOREIGN;
 }
 
 /*
@@ -208,6 +214,7 @@ int
 cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 {
 	int is_stdin = strcmp(path, "-") == 0;
+	enum input_kind kind;
 	struct file_id id;
 	FILE *fp;
 
@@ -233,7 +240,14 @@ cli_input_open(struct cli_inputs *in, const char *path, int seekable)
 		in->size = end > 0 ? (uint64_t)end : 0;
 		rewind(fp);
 	}
-	if (!is_stdin && is_trace(fp, &id))
+	kind = is_stdin ? IN_STREAM : input_kind(fp, &id);
+	if (kind == IN_FOREIGN) {
+		fclose(fp);
+		in->fp = NULL;
+		cli_not_an_input(in->name);
+		return -1;
+	}
+	if (kind == IN_TRACE)
 		return open_direct(in, path, fp, seekable);
 	progress_start(in->progress, in->name, in->size);
 	stream_reader_open_file(in->r, fp, in->name);

@@ -195,6 +195,9 @@ int cli_decode(struct stream_writer *w, const char *path,
 /* Whether bytes that start an input are a trace cli_decode() reads. */
 int cli_decodable(const unsigned char *p, size_t len);
 
+/* Says that `name` is none of the inputs the tools read, as etlcat does. */
+void cli_not_an_input(const char *name);
+
 /*
  * cli_decode() of `path` on a thread of its own, into a link that `r` is
  * opened on (stream_link.c), and its end: waits for the thread (a reader

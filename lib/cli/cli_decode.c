@@ -220,9 +220,15 @@ decode_mapped(struct stream_writer *w, const char *name,
 		return rc < 0 ? -1 : rc > 0 ? CLI_DATA_ERROR : CLI_OK;
 	}
 	*read = 0;
+	cli_not_an_input(name);
+	return CLI_DATA_ERROR;
+}
+
+void
+cli_not_an_input(const char *name)
+{
 	cli_warn("%s: not an ETL file, rustc self-profile or event stream "
 	    "(offset 0x0)", name);
-	return CLI_DATA_ERROR;
 }
 
 int

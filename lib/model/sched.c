@@ -470,27 +470,26 @@ sched_stats(const struct sched *s)
 }
 
 void
-sched_warn(const struct sched *s, const char *view)
+sched_warn(const struct sched *s, const char *view,
+    void (*warn)(const char *fmt, ...))
 {
 	const struct sched_stats *st = &s->st;
 
 	if (st->samples && st->cswitch_stacks)
-		fprintf(stderr, "etlagg: %s: warning: the trace has both CPU "
-		    "samples and CSwitch stacks: their overhead skews the "
-		    "samples\n", view);
+		warn("%s: warning: the trace has both CPU samples and CSwitch "
+		    "stacks: their overhead skews the samples", view);
 	if (st->compact)
-		fprintf(stderr, "etlagg: %s: warning: context switches are "
-		    "compact CSwitch batches: fewer fields per switch; stacks "
-		    "joined by time\n", view);
+		warn("%s: warning: context switches are compact CSwitch "
+		    "batches: fewer fields per switch; stacks joined by time",
+		    view);
 	if (st->unknown_switch || st->unknown_ready)
-		fprintf(stderr, "etlagg: %s: %llu context switches and %llu "
-		    "ready events of threads the trace never named\n", view,
+		warn("%s: %llu context switches and %llu ready events of "
+		    "threads the trace never named", view,
 		    (unsigned long long)st->unknown_switch,
 		    (unsigned long long)st->unknown_ready);
 	if (st->unordered)
-		fprintf(stderr, "etlagg: %s: %llu context switch and ready "
-		    "events out of time order, skipped\n", view,
-		    (unsigned long long)st->unordered);
+		warn("%s: %llu context switch and ready events out of time "
+		    "order, skipped", view, (unsigned long long)st->unordered);
 }
 
 int

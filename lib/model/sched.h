@@ -151,9 +151,12 @@ int sched_options(int argc, char *argv[], int *used, const char *view,
     int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s);
 
 /*
- * Prints the trace health warnings on stderr (etl-events-2.md 2.1):
- * sampling and CSwitch stacks in one trace; compact CSwitch batches.
+ * Says the trace health warnings (etl-events-2.md 2.1) through `warn`,
+ * which prefixes the program's name and may drop them (-q): sampling
+ * and CSwitch stacks in one trace; compact CSwitch batches; switches of
+ * threads never named or out of time order.
  */
-void sched_warn(const struct sched *s, const char *view);
+void sched_warn(const struct sched *s, const char *view,
+    void (*warn)(const char *fmt, ...));
 
 #endif

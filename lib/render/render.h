@@ -42,12 +42,18 @@ struct render_options {
 
 struct render;
 
+#define RENDER_SAID	(-2)	/* record(): an error said already */
+
 struct render_ops {
 	unsigned reader_flags;	/* STREAM_KEEP_STACKS if it needs stacks */
 	/* @return : NULL if out of memory. */
 	struct render *(*open)(FILE *fp, const char *format,
 	    const struct render_options *opt);
-	/* @return : 0, or -1 on a write error. */
+	/*
+	 * @return : 0, -1 on a write error, or RENDER_SAID when it cannot
+	 * go on and has said why through render_options.warn (csv -o: a
+	 * file it could not create); it has then removed its files.
+	 */
 	int (*record)(struct render *rd, const struct stream_reader *r,
 	    const struct stream_record *rec);
 	/*

@@ -18,6 +18,7 @@
  * the others are left out with a warning (status 1).  --table NAME keeps
  * the tables of that name, in every format.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@ struct render {
 	struct buf left;	/* names of tables not written, ", "-joined */
 	size_t nleft;
 	int problem;		/* something was said on stderr */
+	int failed;		/* a file could not be created */
 	struct buf notes;	/* text: the notes of count 0, for the end */
 	/* CSV events, spooled until their field names are known. */
 	FILE *spool;
@@ -192,6 +194,27 @@ temp_path(const char *path, char *tmp, size_t cap)
 	snprintf(tmp, cap, "%s.tmp", path);
 }
 
+static int finish_files(struct render *rp, int ok);
+
+/*
+ * A file that cannot be created ends the output: it is named as the user
+ * gave it (-o) when it is the first, whose directory is then the likely
+ * cause, and the files made before it are removed.
+ */
+static int
+create_failed(struct render *rp, const char *path)
+{
+	int err = errno;
+	char text[256];
+
+	snprintf(text, sizeof(text), ": cannot create: %s", strerror(err));
+	say(rp, rp->nfiles == 0 ? rp->opt.out : path, text);
+	finish_files(rp, 0);
+	rp->nfiles = 0;
+	rp->failed = 1;
+	return RENDER_SAID;
+}
+
 static int
 open_file(struct render *rp, const char *name)
 {
@@ -201,10 +224,8 @@ open_file(struct render *rp, const char *name)
 		return -1;
 	table_path(rp, name, path, sizeof(path));
 	temp_path(path, tmp, sizeof(tmp));
-	if ((rp->file = fopen(tmp, "wb")) == NULL) {
-		say(rp, tmp, ": cannot create");
-		return -1;
-	}
+	if ((rp->file = fopen(tmp, "wb")) == NULL)
+		return create_failed(rp, path);
 	buf_put(&rp->paths, path, strlen(path) + 1);
 	rp->nfiles++;
 	if ((rp->o = out_open(csv_format(rp), rp->file)) == NULL)
@@ -236,6 +257,8 @@ end_table(struct render *rp)
 static int
 start(struct render *rp, const char *name)
 {
+	int rc;
+
 	if (end_table(rp) != 0)
 		return -1;
 	rp->table_open = 1;
@@ -248,8 +271,8 @@ start(struct render *rp, const char *name)
 		buf_put(&rp->left, name, strlen(name));
 		return 0;
 	}
-	if (rp->split && open_file(rp, name) != 0)
-		return -1;
+	if (rp->split && (rc = open_file(rp, name)) != 0)
+		return rc;
 	rp->skipping = 0;
 	rp->written++;
 	return 0;
@@ -262,8 +285,10 @@ begin_table(struct render *rp, const struct stream_table *t)
 	size_t i, n = t->ncols < STREAM_EVENT_FIELDS_MAX ? t->ncols :
 	    STREAM_EVENT_FIELDS_MAX;
 
-	if (start(rp, t->name) != 0)
-		return -1;
+	int rc;
+
+	if ((rc = start(rp, t->name)) != 0)
+		return rc;
 	rp->table = t->id;
 	rp->ncols = n;
 	if (rp->skipping)
@@ -307,8 +332,10 @@ write_row(struct render *rp, const struct stream_row *row)
 static int
 begin_events(struct render *rp)
 {
-	if (start(rp, "events") != 0)
-		return -1;
+	int rc;
+
+	if ((rc = start(rp, "events")) != 0)
+		return rc;
 	rp->events_open = 1;
 	if (rp->skipping)
 		return 0;
@@ -582,8 +609,11 @@ static int
 table_record(struct render *rp, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	int took = rp->sum != NULL ? summarize_record(rp->sum, rec) : 0;
+	int took, rc;
 
+	if (rp->failed)
+		return RENDER_SAID;
+	took = rp->sum != NULL ? summarize_record(rp->sum, rec) : 0;
 	if (rp->text && render_note_keep(&rp->notes, rec) != 0)
 		return -1;
 	if (took != 0)	/* ends an open table as a table of ours begins */
@@ -598,8 +628,8 @@ table_record(struct render *rp, const struct stream_reader *r,
 			return 0;
 		return write_row(rp, &rec->u.row);
 	case REC_EVENT:
-		if (!rp->events_open && begin_events(rp) != 0)
-			return -1;
+		if (!rp->events_open && (rc = begin_events(rp)) != 0)
+			return rc;
 		if (rp->skipping)
 			return 0;
 		return write_event(rp, r, &rec->u.event);
@@ -647,7 +677,7 @@ table_close(struct render *rp)
 		rc = -1;
 	if (close_file(rp) != 0)
 		rc = -1;
-	if (rp->split && finish_files(rp, rc == 0) != 0)
+	if (rp->split && finish_files(rp, rc == 0 && !rp->failed) != 0)
 		rc = -1;
 	if (rp->nleft > 0) {
 		buf_put(&rp->left, "", 1);

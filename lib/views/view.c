@@ -30,6 +30,28 @@ view_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static int quiet;	/* etlagg -q: no warnings */
+
+void
+view_quiet(int on)
+{
+	quiet = on;
+}
+
+void
+view_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	fprintf(stderr, "etlagg: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 struct view *
 view_no_options(struct view *v, int *used)
 {

@@ -100,6 +100,13 @@ int view_has_table(const struct view_ops *ops, const char *table);
 /* "etlagg: message" on stderr: a view's message about its arguments. */
 void view_warn(const char *fmt, ...);
 
+/*
+ * The same for a warning about the input, which leaves the status as it
+ * is: said unless view_quiet() was set (etlagg -q).
+ */
+void view_warning(const char *fmt, ...);
+void view_quiet(int quiet);
+
 /* Writes a table's schema.  Table ids are per writer section. */
 int view_write_table(struct stream_writer *w, stream_id id, const char *name,
     const struct stream_column *cols, size_t ncols);

@@ -198,7 +198,7 @@ switches_finish(struct view *v, struct stream_writer *w)
 			next[x->thread] = x->last_out;
 	}
 	free(next);
-	sched_warn(v->s, "switches");
+	sched_warn(v->s, "switches", view_warning);
 	for (i = 0; i < v->n && rc == 0; i++) {
 		const struct row *x = &v->rows[i];
 		struct value c[NCOLS];

@@ -147,8 +147,8 @@ warn(struct trace_row *row)
 	    row->samples && row->cswitch_stacks && row->compact ? "; " : "",
 	    row->compact ? compact : "");
 	if (row->warnings[0] != '\0')
-		fprintf(stderr, "etlagg: sysconfig: %s: warning: %s\n",
-		    row->source, row->warnings);
+		view_warning("sysconfig: %s: warning: %s", row->source,
+		    row->warnings);
 }
 
 static int

@@ -137,7 +137,7 @@ threads_finish(struct view *v, struct stream_writer *w)
 	if (proc)
 		n = by_process(t, n);
 	qsort(t, n, sizeof(*t), cmp_rows);
-	sched_warn(v->s, "threads");
+	sched_warn(v->s, "threads", view_warning);
 	rc = proc ? view_write_table(w, 1, "threads", process_cols, 6) :
 	    view_write_table(w, 1, "threads", thread_cols, 8);
 	for (i = 0; i < n && rc == 0; i++) {

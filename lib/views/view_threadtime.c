@@ -259,7 +259,7 @@ threadtime_finish(struct view *v, struct stream_writer *w)
 	uint32_t n = v->rows.count, i, *order;
 	int rc;
 
-	sched_warn(v->s, "threadtime");
+	sched_warn(v->s, "threadtime", view_warning);
 	if ((order = malloc((n ? n : 1) * sizeof(*order))) == NULL)
 		return -1;
 	for (i = 0; i < n; i++)

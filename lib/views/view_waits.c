@@ -290,7 +290,7 @@ waits_finish(struct view *v, struct stream_writer *w)
 	uint32_t n = v->rows.count, i, *order;
 	int rc;
 
-	sched_warn(v->s, "waits");
+	sched_warn(v->s, "waits", view_warning);
 	if ((order = malloc((n ? n : 1) * sizeof(*order))) == NULL)
 		return -1;
 	for (i = 0; i < n; i++)

@@ -33,7 +33,7 @@ expect bad-format 2 "unknown format 'nope'" etlreport -f nope
 expect bad-format-no-file 2 "unknown format" etlreport -f nope -o "$tmp/made"
 [ -e "$tmp/made" ] && fail bad-format-no-file-made "output created" ||
     pass bad-format-no-file-made
-expect stream-garbage 1 "etlreport: $tmp/text.etl: not an event stream (offset 0x0)" \
+expect stream-garbage 1 "etlreport: $tmp/text.etl: not an ETL file, rustc self-profile or event stream (offset 0x0)" \
     etlreport "$tmp/text.etl"
 
 # A stream whose first string has id 2: the input is at fault, not the

@@ -169,11 +169,12 @@ else
 	skip "direct fifo stream" "no mkfifo"
 fi
 
-# Neither a trace nor a stream: the reader's message, as before.
+# Neither a trace nor a stream: etlcat's message, since a trace would
+# have been read too.
 printf 'plain text, not a trace\n' >"$tmp/text.txt"
 etlreport "$tmp/text.txt" >/dev/null 2>"$tmp/err"
 st=$?
-failed_with "direct neither" 'text.txt: not an event stream'
+failed_with "direct neither" 'text.txt: not an ETL file, rustc self-profile or event stream'
 
 crafted=$top/build/fuzz/crafted
 if [ -d "$crafted" ]; then

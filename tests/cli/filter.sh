@@ -195,7 +195,7 @@ check_eq time-utc "$(cmp -s "$tmp/got" "$tmp/got2" && echo same)" same
 printf 'ETL\0not a trace, not a stream\n' >"$tmp/neither.etl"
 etlfilter "$tmp/neither.etl" >/dev/null 2>"$tmp/err"
 check_eq not-a-stream "$? $(cat "$tmp/err")" \
-    "1 etlfilter: $tmp/neither.etl: not an event stream (offset 0x0)"
+    "1 etlfilter: $tmp/neither.etl: not an ETL file, rustc self-profile or event stream (offset 0x0)"
 head -c 300000 "$x64" >"$tmp/cut.zst"
 etlfilter -p PerfView "$tmp/cut.zst" >/dev/null 2>"$tmp/err"
 check_eq truncated-input "$?" 1

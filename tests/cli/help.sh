@@ -18,12 +18,13 @@ help_options() {
 }
 
 # The options a manual lists in its option list (.It Fl ...), and
-# --help and --version where it says the tool accepts them.
+# -h, --help and --version where it says the tool accepts them.
 man_options() {
 	{
 		grep '^\.It Fl' "$1" | sed 's/\\-/-/g' | tr ' ' '\n' |
 		    awk 'p { print "-" $0 } { p = ($0 == "Fl") }'
 		grep -o 'Fl \\-\(help\|version\)' "$1" | sed 's/Fl \\-/--/'
+		grep -x '\.Fl h' "$1" | sed 's/\.Fl /-/'
 	} | LC_ALL=C sort -u
 }
 

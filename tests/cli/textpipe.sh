@@ -60,7 +60,7 @@ check_eq textpipe-plain-text "$(cat "$tmp/err")" \
     "etlcat: $tmp/text.csv: not an ETL file, rustc self-profile or event stream (offset 0x0)"
 etlreport "$tmp/text.csv" >/dev/null 2>"$tmp/err"
 check_eq textpipe-plain-text-report "$(cat "$tmp/err")" \
-    "etlreport: $tmp/text.csv: not an event stream (offset 0x0)"
+    "etlreport: $tmp/text.csv: not an ETL file, rustc self-profile or event stream (offset 0x0)"
 # A damaged frame without the CRLF pattern is a corrupt frame.
 head -c 100 "$tmp/s.zst" >"$tmp/cut"
 printf '\001\002\003\004\005\006\007\010' >>"$tmp/cut"
