@@ -99,11 +99,13 @@ add_thread(struct sched *s, const struct stream_reader *r, uint32_t tid,
 	t->tid = tid;
 	t->pid = pid;
 	t->start_ns = start;
+	t->proc_start_ns = INT64_MIN;
 	t->last_out_ns = INT64_MIN;
 	if (r != NULL && pid != NO_ID) {
 		const struct stream_process *p = stream_process_by_pid(r, pid);
 
 		t->proc = p != NULL ? p->id : 0;
+		t->proc_start_ns = p != NULL ? p->start_ns : INT64_MIN;
 		image_of(r, pid, t->image);
 	}
 	if (tid != 0 && idmap_put(&s->by_tid, tid, (uint32_t)s->n + 1) != 0)

@@ -52,6 +52,7 @@ struct sched_thread {
 	char readier_image[SCHED_NAME];
 	stream_id ready_stack;
 	stream_id proc;			/* its PROCESS id, 0 if not known */
+	int64_t proc_start_ns;		/* that process's start; INT64_MIN */
 	int hidden;			/* context only: no row (scope.h) */
 };
 

@@ -4,8 +4,10 @@
  * compiles and what it cost, each figure the one another view gives for
  * that instance:
  *
- *	wall		processes' duration (end - start; empty when either
- *			is not in the trace)
+ *	wall		processes' duration (end - start; empty when the
+ *			start is not in the trace); for one still running
+ *			at the trace's end, up to that end: a lower bound,
+ *			which wall_cut says (and a note under the table)
  *	cpu_ms		processes' cpu_ms (proctab.h)
  *	peak_commit_bytes, outstanding_commit_bytes
  *			vmem's peak_outstanding_bytes and outstanding_bytes
@@ -70,6 +72,7 @@ struct crow {
 	uint64_t instances;
 	int64_t fig[F_COUNT];
 	unsigned known;			/* 1 << enum fig */
+	int wall_cut;			/* wall: cut off by the trace's end */
 };
 
 /* What vmem keeps of a process instance (view_vmem.c's struct vproc). */
@@ -81,6 +84,7 @@ struct cmem {
 
 struct view {
 	int by_crate, merge;
+	uint64_t walls_cut;		/* rows whose wall is a lower bound */
 	struct proctab *pt;
 	struct sched *s;
 	uint32_t *owner;		/* sched thread -> proctab entry */
@@ -266,7 +270,7 @@ own_threads(struct view *v, const struct stream_reader *r)
 static const struct stream_column inst_cols[] = {
 	{ "crate", VAL_STR, "" }, { "pid", VAL_U64, "" },
 	{ "start", VAL_NS, "s" }, { "wall", VAL_NS, "s" },
-	{ "cpu_ms", VAL_F64, "ms" },
+	{ "wall_cut", VAL_BOOL, "" }, { "cpu_ms", VAL_F64, "ms" },
 	{ "peak_commit_bytes", VAL_U64, "B" },
 	{ "outstanding_commit_bytes", VAL_U64, "B" },
 	{ "running_ns", VAL_U64, "ns" }, { "ready_ns", VAL_U64, "ns" },
@@ -277,21 +281,22 @@ static const struct stream_column inst_cols[] = {
 	{ "cmdline", VAL_STR, "" },
 };
 enum {
-	C_CRATE, C_PID, C_START, C_WALL, C_CPU, C_PEAK, C_OUT, C_RUN,
+	C_CRATE, C_PID, C_START, C_WALL, C_WALL_CUT, C_CPU, C_PEAK, C_OUT, C_RUN,
 	C_READY, C_WAIT, C_TYPE, C_OPT, C_INCR, C_IMAGE, C_INSTANCE,
 	C_START_UTC, C_CMDLINE, C_NINST
 };
 
 static const struct stream_column crate_cols[] = {
 	{ "crate", VAL_STR, "" }, { "instances", VAL_U64, "" },
-	{ "wall", VAL_NS, "s" }, { "cpu_ms", VAL_F64, "ms" },
+	{ "wall", VAL_NS, "s" }, { "wall_cut", VAL_BOOL, "" },
+	{ "cpu_ms", VAL_F64, "ms" },
 	{ "peak_commit_bytes", VAL_U64, "B" },
 	{ "outstanding_commit_bytes", VAL_U64, "B" },
 	{ "running_ns", VAL_U64, "ns" }, { "ready_ns", VAL_U64, "ns" },
 	{ "waiting_ns", VAL_U64, "ns" },
 };
 enum {
-	K_CRATE, K_INSTANCES, K_WALL, K_CPU, K_PEAK, K_OUT, K_RUN, K_READY,
+	K_CRATE, K_INSTANCES, K_WALL, K_WALL_CUT, K_CPU, K_PEAK, K_OUT, K_RUN, K_READY,
 	K_WAIT, K_NCRATE
 };
 
@@ -448,6 +453,8 @@ merge_row(struct view *v, const struct stream_row *row)
 	    set_str(&c->incremental, cell(v, row, C_INCR)) != 0 ||
 	    set_str(&c->cmdline, cell(v, row, C_CMDLINE)) != 0))
 		return -1;
+	x = cell(v, row, by ? K_WALL_CUT : C_WALL_CUT);
+	c->wall_cut |= x != NULL && x->v.u != 0;
 	x = by ? cell(v, row, K_INSTANCES) : NULL;
 	c->instances += x != NULL ? x->v.u : by ? 0 : (c->instances == 0);
 	for (f = 0; f < F_COUNT; f++) {
@@ -638,6 +645,25 @@ is_rustc(const struct proctab *pt, const struct proc *p)
 	return proctab_crate(cmd, clen, &len) != NULL;
 }
 
+/*
+ * A process still running at the trace's end ran at least until then:
+ * its wall time is that lower bound, marked, so that it sorts and
+ * compares by what is known rather than as an empty cell.
+ */
+static void
+wall_to_end(struct view *v, uint32_t index, struct crow *c)
+{
+	struct value cells[PROCTAB_NCOLS];
+
+	proctab_cells(v->pt, index, cells);
+	if (cells[PT_LAST_SEEN].type != VAL_NS ||
+	    cells[PT_LAST_SEEN].v.i < c->start_ns)
+		return;
+	add_fig(c, F_WALL, cells[PT_LAST_SEEN].v.i - c->start_ns);
+	c->wall_cut = 1;
+	v->walls_cut++;
+}
+
 /* The rows of the trace's rustc instances, in order of start. */
 static int
 trace_rows(struct view *v)
@@ -684,6 +710,8 @@ trace_rows(struct view *v)
 			goto oom;
 		if (p->start_ns != NO_TIME && p->end_ns != NO_TIME)
 			add_fig(c, F_WALL, p->end_ns - p->start_ns);
+		else if (p->start_ns != NO_TIME)
+			wall_to_end(v, order[i], c);
 		if (v->has_samples)
 			add_fig(c, F_CPU_NS, (int64_t)p->cpu_ns);
 		if (v->has_vmem) {
@@ -777,6 +805,7 @@ group_by_crate(struct view *v)
 		} else
 			c = &v->rows[id - 1];
 		c->instances += in[i].instances;
+		c->wall_cut |= in[i].wall_cut;
 		for (f = 0; f < F_COUNT; f++)
 			if (in[i].known & (1u << f))
 				add_fig(c, (int)f, in[i].fig[f]);
@@ -846,6 +875,8 @@ write_instances(struct view *v, struct stream_writer *w)
 			    .v.i = c->start_ns };
 		for (f = 0; f < F_COUNT; f++)
 			cells[fig_col[f]] = figv(c, f);
+		cells[C_WALL_CUT] = (struct value){ .type = VAL_BOOL,
+		    .v.u = (uint64_t)c->wall_cut };
 		cells[C_TYPE] = strv(c->crate_type);
 		cells[C_OPT] = strv(c->opt_level);
 		cells[C_INCR] = strv(c->incremental);
@@ -882,6 +913,8 @@ write_crates(struct view *v, struct stream_writer *w)
 		    .v.u = c->instances };
 		for (f = 0; f < F_COUNT; f++)
 			cells[fig_kcol[f]] = figv(c, f);
+		cells[K_WALL_CUT] = (struct value){ .type = VAL_BOOL,
+		    .v.u = (uint64_t)c->wall_cut };
 		rc = stream_write_row(w, &row);
 	}
 	return rc;
@@ -913,6 +946,10 @@ crates_finish(struct view *v, struct stream_writer *w)
 		return -1;
 	if (v->merge)
 		return 0;
+	if (v->walls_cut > 0 && note(w, "note: crates: a wall with wall_cut "
+	    "is a lower bound: the process still ran at the trace's end; "
+	    "rows sort and compare by it") != 0)
+		return -1;
 	if (!v->has_samples && note(w, "note: crates: no CPU samples in "
 	    "the input: cpu_ms is empty (record with WPR's CPU profile)") != 0)
 		return -1;

@@ -82,7 +82,10 @@ cmp_rows(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-/* Sums threads into their process: pid and image. */
+/*
+ * Sums threads into their process instance: pid, start and image, so
+ * that two processes of one pid stay two rows.
+ */
 static size_t
 by_process(struct sched_thread *t, size_t n)
 {
@@ -91,6 +94,7 @@ by_process(struct sched_thread *t, size_t n)
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < m; j++)
 			if (t[j].pid == t[i].pid &&
+			    t[j].proc_start_ns == t[i].proc_start_ns &&
 			    strcmp(t[j].image, t[i].image) == 0)
 				break;
 		if (j == m)
@@ -114,6 +118,7 @@ static const struct stream_column thread_cols[] = {
 
 static const struct stream_column process_cols[] = {
 	{ "pid", VAL_U64, "" }, { "image", VAL_STR, "" },
+	{ "start", VAL_NS, "s" },
 	{ "running_ns", VAL_U64, "ns" }, { "ready_ns", VAL_U64, "ns" },
 	{ "waiting_ns", VAL_U64, "ns" }, { "switches", VAL_U64, "" }
 };
@@ -138,11 +143,11 @@ threads_finish(struct view *v, struct stream_writer *w)
 		n = by_process(t, n);
 	qsort(t, n, sizeof(*t), cmp_rows);
 	sched_warn(v->s, "threads", view_warning);
-	rc = proc ? view_write_table(w, 1, "threads", process_cols, 6) :
+	rc = proc ? view_write_table(w, 1, "threads", process_cols, 7) :
 	    view_write_table(w, 1, "threads", thread_cols, 8);
 	for (i = 0; i < n && rc == 0; i++) {
 		struct value c[8];
-		struct stream_row row = { 1, proc ? 6 : 8, c };
+		struct stream_row row = { 1, proc ? 7 : 8, c };
 		size_t k = 0;
 
 		memset(c, 0, sizeof(c));
@@ -155,6 +160,11 @@ threads_finish(struct view *v, struct stream_writer *w)
 			c[k++] = (struct value){ .type = VAL_I64,
 			    .v.i = t[i].start_ns == INT64_MIN ? 0 :
 			    t[i].start_ns };
+		else if (t[i].proc_start_ns != INT64_MIN)
+			c[k++] = (struct value){ .type = VAL_NS,
+			    .v.i = t[i].proc_start_ns };
+		else
+			k++;	/* there before the trace: empty */
 		/* Without switches the times are unknown, not 0: empty. */
 		if (known) {
 			c[k++] = (struct value){ .type = VAL_U64,
