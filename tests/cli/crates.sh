@@ -2,7 +2,8 @@
 # etlagg crates against the other views, instance by instance, on
 # etlsynth traces of both pointer sizes, with plain and compressed
 # buffers, with and without CSwitch and VirtualAlloc events: wall_s and
-# cpu_ms are processes' duration and cpu_ms, the commit columns vmem's
+# cpu_ms are processes' duration and cpu_ms (a process still running at
+# the end: up to its last sight, marked wall_cut), the commit columns vmem's
 # peak and outstanding bytes (0 where vmem has no row), the time columns
 # the sums of threads' rows over the threads that started in the
 # instance's life (joined here by time, where the view joins them by
@@ -66,12 +67,22 @@ check() {
 	fi
 	# processes: wall and cpu, for the rows crates lists.
 	csv processes "$st" >"$tmp/$id.procs"
-	cols "$tmp/$id.procs" pid start_s duration_s cpu_ms |
-	    awk -v s="$has_samples" 'NR == FNR { want[$1 " " $2] = 1; next }
-		($1 " " $2) in want { if (!s) $4 = "-"; print }' \
+	# A process running at the trace's end: its wall up to its last
+	# sight (the trace's end), a lower bound that wall_cut marks.
+	cols "$tmp/$id.procs" pid start_s duration_s cpu_ms last_seen_s |
+	    awk -v s="$has_samples" '
+		function ns(x, p) { split(x, p, "."); return p[1] * 1e9 + p[2] }
+		NR == FNR { want[$1 " " $2] = 1; next }
+		($1 " " $2) in want { if (!s) $4 = "-"; cut = "false"
+		if ($3 == "-" && $2 != "-" && $5 != "-") {
+			d = ns($5) - ns($2)
+			$3 = sprintf("%d.%09d", int(d / 1e9), d % 1e9)
+			cut = "true"
+		}
+		print $1, $2, $3, cut, $4 }' \
 		"$tmp/$id.keys" - | sort \
 	    >"$tmp/$id.p.want"
-	cols "$tmp/$id.crates" pid start_s wall_s cpu_ms | sort \
+	cols "$tmp/$id.crates" pid start_s wall_s wall_cut cpu_ms | sort \
 	    >"$tmp/$id.p.got"
 	same "crates-$id-processes" "$tmp/$id.p.got" "$tmp/$id.p.want"
 	# vmem: peak and outstanding, 0 for an instance without a row.

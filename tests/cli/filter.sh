@@ -104,16 +104,35 @@ etlcat -q -o "$airbus" "$etl/airbus-etl-parser__ShutdownPerfDiagLogger.etl"
 rows "$x64" >"$tmp/x64.csv"
 rows "$airbus" >"$tmp/airbus.csv"
 
-# A name keeps exactly its process's events; -v keeps the rest.
+# A name keeps exactly its process's events; -v keeps the rest.  Besides
+# them, only context (etl-stream(5), "Scope"): the lifetimes of every
+# process and thread, and switches and ready events of which one side is
+# kept.
+context_only() {
+	awk -F, '$6 != "process" && $6 != "thread" && $6 != "cswitch" &&
+	    $6 != "ready"' "$2" >"$tmp/odd"
+	if [ -s "$tmp/odd" ]; then
+		fail "$1" "$(wc -l <"$tmp/odd") rows of a dropped process" \
+		    "that are not context: $(head -1 "$tmp/odd")"
+	else
+		pass "$1"
+	fi
+}
 etlfilter -p '^PerfView\.exe$' -o "$tmp/pv.zst" "$x64"
 check_eq name-exit "$?" 0
 pick "$tmp/x64.csv" 'name == "PerfView.exe"' >"$tmp/want"
-rows "$tmp/pv.zst" >"$tmp/got"
+rows "$tmp/pv.zst" >"$tmp/all"
+pick "$tmp/all" 'name == "PerfView.exe"' >"$tmp/got"
 same_rows name-keeps-process "$tmp/want" "$tmp/got"
+pick "$tmp/all" 'name != "PerfView.exe"' >"$tmp/rest"
+context_only name-keeps-context-only "$tmp/rest"
 etlfilter -v -p '^PerfView\.exe$' "$x64" >"$tmp/nopv.zst"
 pick "$tmp/x64.csv" 'name != "PerfView.exe"' >"$tmp/want"
-rows "$tmp/nopv.zst" >"$tmp/got-v"
+rows "$tmp/nopv.zst" >"$tmp/all-v"
+pick "$tmp/all-v" 'name != "PerfView.exe"' >"$tmp/got-v"
 same_rows invert-keeps-the-rest "$tmp/want" "$tmp/got-v"
+pick "$tmp/all-v" 'name == "PerfView.exe"' >"$tmp/rest"
+context_only invert-keeps-context-only "$tmp/rest"
 check_eq invert-adds-up \
     "$(($(wc -l <"$tmp/got") + $(wc -l <"$tmp/got-v")))" \
     "$(wc -l <"$tmp/x64.csv" | tr -d ' ')"
@@ -124,9 +143,9 @@ check_eq invert-shares-nothing "$(comm -12 "$tmp/a" "$tmp/b" | wc -l | tr -d ' '
 # Filtering twice is filtering once, for -v as well.
 etlfilter -p '^PerfView\.exe$' "$tmp/pv.zst" >"$tmp/pv2.zst"
 rows "$tmp/pv2.zst" >"$tmp/got2"
-check_eq idempotent "$(cmp -s "$tmp/got" "$tmp/got2" && echo same)" same
+check_eq idempotent "$(cmp -s "$tmp/all" "$tmp/got2" && echo same)" same
 etlfilter -v -p '^PerfView\.exe$' "$tmp/nopv.zst" | rows >"$tmp/got2"
-check_eq idempotent-invert "$(cmp -s "$tmp/got-v" "$tmp/got2" && echo same)" same
+check_eq idempotent-invert "$(cmp -s "$tmp/all-v" "$tmp/got2" && echo same)" same
 
 # The output is a valid stream: its END counts match, the views read it,
 # and it counts the events it left out.  Nothing on stderr: every stack
@@ -156,9 +175,13 @@ awk 'NR == FNR { if ($3 == "explorer.exe") set[$1] = 1; kid[NR] = $1; par[NR] = 
 check_eq children-tree "$(tr '\n' ' ' <"$tmp/pids")" "2876 3508 3516 3676 "
 awk -F, 'NR == FNR { want[$1] = 1; next } $3 in want' "$tmp/pids" \
     "$tmp/x64.csv" >"$tmp/want"
-same_rows children-keeps-descendants "$tmp/want" "$tmp/got"
-etlfilter -p '^explorer\.exe$' "$x64" | rows | awk -F, '$3 != 2876' |
-    wc -l >"$tmp/n"
+awk -F, 'NR == FNR { want[$1] = 1; next } $3 in want' "$tmp/pids" \
+    "$tmp/got" >"$tmp/own"
+same_rows children-keeps-descendants "$tmp/want" "$tmp/own"
+etlfilter -p '^explorer\.exe$' "$x64" | rows | awk -F, '$3 != 2876' \
+    >"$tmp/rest"
+context_only no-children-context-only "$tmp/rest"
+awk -F, '$6 != "process" && $6 != "thread"' "$tmp/rest" | wc -l >"$tmp/n"
 check_eq no-children-without-option "$(tr -d ' ' <"$tmp/n")" 0
 
 # Processes defined only when they end (no rundown at the start): their

@@ -132,7 +132,7 @@ was made of (sha256 $sum; see testdata/format1/README.md)"
 		fail "$stream-etlcat" "$(cat "$tmp/err")"
 		continue
 	fi
-	check_eq "$stream-v2-is-2.0" "$(version "$tmp/$stream.v2")" 2.0
+	check_eq "$stream-v2-is-2.1" "$(version "$tmp/$stream.v2")" 2.1
 
 	# Every event and every field.
 	for f in jsonl text; do
@@ -164,8 +164,8 @@ was made of (sha256 $sum; see testdata/format1/README.md)"
 		    "$tmp/f$i.v1"
 		check_eq "$stream-filter$i-keeps-1.1 ($filter)" \
 		    "$(version "$tmp/f$i.v1")" 1.1
-		check_eq "$stream-filter$i-keeps-2.0 ($filter)" \
-		    "$(version "$tmp/f$i.v2")" 2.0
+		check_eq "$stream-filter$i-keeps-2.1 ($filter)" \
+		    "$(version "$tmp/f$i.v2")" 2.1
 		etlreport -q -f jsonl "$tmp/f$i.v1" >"$tmp/f$i.v1.jsonl" 2>&1
 		etlreport -q -f jsonl "$tmp/f$i.v2" >"$tmp/f$i.v2.jsonl" 2>&1
 		if [ -s "$tmp/f$i.v2.jsonl" ]; then
@@ -188,7 +188,7 @@ was made of (sha256 $sum; see testdata/format1/README.md)"
 		    2>"$tmp/err" || fail "$stream-etlsym-$side" "$(cat "$tmp/err")"
 	done
 	check_eq "$stream-etlsym-keeps-1.1" "$(version "$tmp/sym.v1")" 1.1
-	check_eq "$stream-etlsym-keeps-2.0" "$(version "$tmp/sym.v2")" 2.0
+	check_eq "$stream-etlsym-keeps-2.1" "$(version "$tmp/sym.v2")" 2.1
 	same etlsym-events sh -c 'etlsym -q -y "$1" "$ST" | etlreport -q -f jsonl' \
 	    - "$tmp/nopdb"
 	# A filter's version 1 output read through a second filter.
@@ -202,7 +202,7 @@ etlcat -q -o "$tmp/profile.new" "$top/testdata/selfprofile/tiny-0030637.mm_profd
 cat "$v1/sample-head.v1.st" "$tmp/profile.new" >"$tmp/mixed12.st"
 cat "$tmp/profile.new" "$v1/sample-head.v1.st" >"$tmp/mixed21.st"
 check_eq mixed-versions "$(version "$tmp/mixed12.st" | xargs) / $(version \
-    "$tmp/mixed21.st" | xargs)" "1.1 2.0 / 2.0 1.1"
+    "$tmp/mixed21.st" | xargs)" "1.1 2.1 / 2.1 1.1"
 {
 	etlreport -q -f jsonl "$v1/sample-head.v1.st"
 	etlreport -q -f jsonl "$tmp/profile.new"
@@ -220,7 +220,7 @@ for order in 12 21; do
 done
 # etlfilter keeps each section's version.
 etlfilter -q --kind sample,process,query -o "$tmp/mixed.f" "$tmp/mixed12.st"
-check_eq mixed-filter-versions "$(version "$tmp/mixed.f" | xargs)" "1.1 2.0"
+check_eq mixed-filter-versions "$(version "$tmp/mixed.f" | xargs)" "1.1 2.1"
 
 # Streams crafted from the records of a version 2 stream: the HEADER's
 # major version, an event's schema id, a SCHEMA's id changed in place.
@@ -253,14 +253,14 @@ check_eq header-magic "$(dd if="$tmp/head.raw" bs=1 skip=4 count=7 \
 cp "$tmp/head.raw" "$tmp/major3.raw"
 patch_u16 "$tmp/major3.raw" 12 3
 zstd -q -c "$tmp/major3.raw" >"$tmp/major3.st"
-check_eq major3-crafted "$(version "$tmp/major3.st")" 3.0
+check_eq major3-crafted "$(version "$tmp/major3.st")" 3.1
 refused major3-refused "$tmp/major3.st" \
-    "stream format version 3.0 is newer than this program's 2.0"
+    "stream format version 3.1 is newer than this program's 2.1"
 # After a section it reads, too.
 cat "$v1/sample-head.v1.st" "$tmp/major3.st" >"$tmp/then3.st"
 refused major3-second-section-refused "$tmp/then3.st" \
-    "stream format version 3.0 is newer than this program's 2.0"
-# A newer minor version of major 2 reads as 2.0 does.
+    "stream format version 3.1 is newer than this program's 2.1"
+# A newer minor version of major 2 reads as 2.1 does.
 cp "$tmp/head.raw" "$tmp/minor.raw"
 patch_u16 "$tmp/minor.raw" 14 9
 zstd -q -c "$tmp/minor.raw" >"$tmp/minor.st"
