@@ -206,6 +206,29 @@ check() {
 etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
 check sample "$tmp/sample.st"
 
+# The pipeline of the README's Waits section (the build's processes
+# only) gives rows of the whole trace's threads, and every row of them.
+mkdir -p "$tmp/waits"
+if sh "$top/pipelines/rustc-waits.sh" -o "$tmp/waits" \
+    "$top/testdata/sample.etl" >/dev/null 2>&1; then
+	tr -d '\r' <"$tmp/waits/sample.waits-threads.csv" | sed 1d |
+	    LC_ALL=C sort >"$tmp/p.rows"
+	table threads "$tmp/sample.st" | sed 1d | LC_ALL=C sort >"$tmp/w.rows"
+	etlfilter -q --rustc "$tmp/sample.st" | etlagg -q threads |
+	    etlreport -q -f csv | tr -d '\r' | sed 1d | LC_ALL=C sort \
+	    >"$tmp/r.rows"
+	extra=$(LC_ALL=C comm -13 "$tmp/w.rows" "$tmp/p.rows" | head -1)
+	if [ -z "$extra" ] && [ -s "$tmp/p.rows" ] &&
+	    cmp -s "$tmp/p.rows" "$tmp/r.rows"; then
+		pass "compose rustc-waits.sh threads are the whole trace's ($(wc -l <"$tmp/p.rows") rows)"
+	else
+		fail "compose rustc-waits.sh" "$(printf 'not the whole trace'"'"'s: %s' \
+		    "$extra")"
+	fi
+else
+	fail "compose rustc-waits.sh" "the pipeline failed"
+fi
+
 if ! command -v etlsynth >/dev/null; then
 	skip "compose synth" "no etlsynth (make builds it into build/)"
 	exit 0
