@@ -19,10 +19,8 @@ static const struct render_format formats[] = {
 	{ "svg", "a flame graph of the same stacks", &render_svg_ops },
 	{ "html", "process tree timeline, rustc query page, or a report "
 	    "of several tables", &render_report_ops },
-#ifndef ETL_NO_XLSX
 	{ "xlsx", "an Excel workbook, a sheet a table (needs -o)",
 	    &render_xlsx_ops },
-#endif
 };
 
 const struct render_format *

@@ -133,8 +133,6 @@ extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_html_ops;
 extern const struct render_ops render_report_ops;
-#ifndef ETL_NO_XLSX
-extern const struct render_ops render_xlsx_ops;
-#endif
+extern const struct render_ops render_xlsx_ops;	/* a stub without it */
 
 #endif

@@ -943,4 +943,54 @@ const struct render_ops render_xlsx_ops = {
 	.nothing = "no table and no event",
 };
 
+#else /* ETL_NO_XLSX */
+
+/*
+ * A build without libxlsxwriter still lists the format, so that every
+ * build's usage is the same, and says at the first record why it
+ * cannot write it.
+ */
+#include <stdlib.h>
+
+struct render {
+	struct render_options opt;
+};
+
+static struct render *
+none_open(FILE *fp, const char *format, const struct render_options *opt)
+{
+	struct render *rd = calloc(1, sizeof(*rd));
+
+	(void)fp;
+	(void)format;
+	if (rd != NULL && opt != NULL)
+		rd->opt = *opt;
+	return rd;
+}
+
+static int
+none_record(struct render *rd, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	(void)r;
+	(void)rec;
+	if (rd->opt.warn != NULL)
+		rd->opt.warn("xlsx: this build has no libxlsxwriter; write "
+		    "csv and open that, or use a build with it");
+	return RENDER_SAID;
+}
+
+static int
+none_close(struct render *rd)
+{
+	free(rd);
+	return 1;
+}
+
+const struct render_ops render_xlsx_ops = {
+	.open = none_open,
+	.record = none_record,
+	.close = none_close,
+	.nothing = "no table and no event",
+};
 #endif /* ETL_NO_XLSX */

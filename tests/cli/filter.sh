@@ -186,13 +186,18 @@ check_eq no-children-without-option "$(tr -d ' ' <"$tmp/n")" 0
 
 # Processes defined only when they end (no rundown at the start): their
 # earlier events belong to them too.
-etlfilter -p '^YourPhoneServer\.exe$' "$airbus" | rows >"$tmp/got"
+etlfilter -p '^YourPhoneServer\.exe$' "$airbus" | rows >"$tmp/all"
 awk -F, '$3 == 6832' "$tmp/airbus.csv" >"$tmp/want"
+awk -F, '$3 == 6832' "$tmp/all" >"$tmp/got"
 same_rows late-definition "$tmp/want" "$tmp/got"
-etlfilter -i --cmdline 'yourphone_.*YOURPHONESERVER' "$airbus" | rows >"$tmp/got"
+awk -F, '$3 != 6832' "$tmp/all" >"$tmp/rest"
+context_only late-definition-context-only "$tmp/rest"
+etlfilter -i --cmdline 'yourphone_.*YOURPHONESERVER' "$airbus" | rows |
+    awk -F, '$3 == 6832' >"$tmp/got"
 same_rows cmdline-ignore-case "$tmp/want" "$tmp/got"
 check_eq cmdline-case "$(etlfilter --cmdline 'yourphone_.*YOURPHONESERVER' \
-    "$airbus" | rows | wc -l | tr -d ' ')" 0
+    "$airbus" | rows | awk -F, '$3 == 6832 && $6 != "process" &&
+    $6 != "thread"' | wc -l | tr -d ' ')" 0
 
 # Event criteria.
 etlfilter --kind sample,stack "$x64" | rows >"$tmp/got"
@@ -206,9 +211,16 @@ etlfilter --provider '{A669021C-C450-4609-A035-5AF59AF4DF18}' \
 awk -F, '$7 == "KernelTraceControl" || $7 == "Microsoft-Windows-DotNETRuntimeRundown"' \
     "$tmp/x64.csv" >"$tmp/want"
 same_rows provider-name-guid "$tmp/want" "$tmp/got"
+# A window keeps the events in it, and outside it only those that carry
+# state into it (switches, readies, VirtualAlloc, lifetimes, losses).
+state='$6 ~ /^(cswitch|ready|vmem|process|thread|image|lost)$/'
 etlfilter --from 2.5 --to 3 "$x64" | rows >"$tmp/got"
 awk -F, '$1 >= 2.5 && $1 < 3' "$tmp/x64.csv" >"$tmp/want"
-same_rows time-seconds "$tmp/want" "$tmp/got"
+awk -F, "\$1 >= 2.5 && \$1 < 3" "$tmp/got" >"$tmp/in"
+same_rows time-seconds "$tmp/want" "$tmp/in"
+awk -F, "(\$1 < 2.5 || \$1 >= 3) && $state" "$tmp/x64.csv" >"$tmp/want"
+awk -F, "\$1 < 2.5 || \$1 >= 3" "$tmp/got" >"$tmp/out"
+same_rows time-outside-only-state "$tmp/want" "$tmp/out"
 # The trace started at 2020-07-29T00:07:00.6236167Z (etlagg sysconfig).
 etlfilter --from 2020-07-29T00:07:03.1236167Z --to 3 "$x64" | rows >"$tmp/got2"
 check_eq time-utc "$(cmp -s "$tmp/got" "$tmp/got2" && echo same)" same
