@@ -10,7 +10,8 @@
 # The build needs a C compiler, make, pkg-config, zstd and the
 # development files of zstd, PCRE2, libcsv, libmspack (CAB-compressed
 # PDBs), libcurl (symbol servers) and libxlsxwriter (etlreport -f xlsx;
-# make XLSX=no builds without it): without them nothing builds, so
+# make XLSX=no builds without it), with zlib's, which its pkg-config
+# file links (-lz) but its package does not bring: without them nothing builds, so
 # this exits 1 when one is missing and cannot be installed.  A test
 # whose tool is missing skips, naming the package, so with --tests this
 # says what it could not install and exits 0; so does --fuzz, whose
@@ -31,7 +32,7 @@ if [ $mode = build ]; then
 	command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 	command -v zstd >/dev/null 2>&1 || need="$need zstd"
 	for pkg in libzstd-dev libpcre2-dev libcsv-dev libmspack-dev \
-	    libcurl4-openssl-dev libxlsxwriter-dev; do
+	    libcurl4-openssl-dev libxlsxwriter-dev zlib1g-dev; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 		    grep -q 'install ok installed' || need="$need $pkg"
 	done
