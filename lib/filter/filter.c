@@ -170,16 +170,15 @@ parse_u32(const char *s, uint32_t *v)
 	return *s == '\0' ? 0 : -1;
 }
 
+/* Adds the number `item` to `set`, and gives it in *id. */
 static int
 add_id(struct filter *f, struct idmap *set, const char *item,
-    const char *what)
+    const char *what, uint32_t *id)
 {
-	uint32_t id;
-
-	if (parse_u32(item, &id) != 0)
+	if (parse_u32(item, id) != 0)
 		return set_error(f, "bad %s '%s': not a number from 0 to %lu",
 		    what, item, (unsigned long)UINT32_MAX);
-	if (idmap_put(set, id, 1) != 0)
+	if (idmap_put(set, *id, 1) != 0)
 		return set_error(f, "out of memory");
 	return 0;
 }
@@ -187,11 +186,10 @@ add_id(struct filter *f, struct idmap *set, const char *item,
 static int
 add_pid(struct filter *f, const char *item)
 {
-	uint32_t pid = 0;
+	uint32_t pid;
 
-	if (add_id(f, &f->pids, item, "pid") != 0)
+	if (add_id(f, &f->pids, item, "pid", &pid) != 0)
 		return -1;
-	(void)parse_u32(item, &pid);
 	buf_put(&f->pid_list, &pid, sizeof(pid));
 	return f->pid_list.oom ? set_error(f, "out of memory") : 0;
 }
@@ -199,7 +197,9 @@ add_pid(struct filter *f, const char *item)
 static int
 add_tid(struct filter *f, const char *item)
 {
-	return add_id(f, &f->tids, item, "tid");
+	uint32_t tid;
+
+	return add_id(f, &f->tids, item, "tid", &tid);
 }
 
 int

@@ -62,11 +62,6 @@ write_dropped(struct filter_out *o)
 	return stream_write_diag(o->w, &d);
 }
 
-/*
- * Writes a record, or counts a dropped event.  A record `as_read` (from
- * the reader, not the holdback) is copied as its bytes, but for those
- * that the writer must see.
- */
 /* The SCOPE of the window, once per section, before its events. */
 static int
 write_window(struct filter_out *o)
@@ -94,14 +89,18 @@ write_kept(struct filter_out *o)
 	    FILTER_OUT_WRITE : 0;
 }
 
+/*
+ * Writes a record, or counts a dropped event.  A record `as_read` (from
+ * the reader, not the holdback) is copied as its bytes, but for those
+ * that the writer must see.
+ */
 static int
 write_rec(struct filter_out *o, const struct stream_record *rec, int keep,
     int as_read)
 {
-	int rc;
-
 	const unsigned char *raw;
 	size_t len;
+	int rc;
 
 	switch (rec->type) {
 	case REC_HEADER:

@@ -45,20 +45,6 @@ switches
 threadtime
 vmem --by process'
 
-# csv VIEW < stream: the view's table as CSV, sorted, without the
-# columns of a share of the total.
-csv() {
-	# shellcheck disable=SC2086
-	etlagg -q $1 2>/dev/null | etlreport -q -f csv 2>/dev/null | awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) skip[i] = $i ~ /^percent/ }
-	{
-		line = ""; n = 0
-		for (i = 1; i <= NF; i++) if (!skip[i])
-			line = line (n++ ? "," : "") $i
-		if (NR == 1) print line > "/dev/stderr"; else print line
-	}' 2>/dev/null | LC_ALL=C sort
-}
-
 # pids COLUMN FILE: the process of each row of a view's CSV with a header
 # row, as "pid<TAB>row".
 pids() {
@@ -151,13 +137,18 @@ reused() {
 	[ "$n_all" -gt "$n_kept" ]
 }
 
+# csv VIEW STREAM: table's rows, sorted, without the header.
+csv() {
+	table "$1" "$2" | sed 1d | LC_ALL=C sort
+}
+
 # law_time NAME STREAM FROM TO: the window law for every windowed view.
 law_time() {
 	etlfilter -q --from "$3" --to "$4" "$2" >"$tmp/t.st" 2>/dev/null ||
 	    { fail "compose $1 window" "etlfilter failed"; return; }
 	printf '%s\n' "$windowed" | while read -r view; do
-		csv "$view --from $3 --to $4" <"$2" >"$tmp/a"
-		csv "$view" <"$tmp/t.st" >"$tmp/b"
+		csv "$view --from $3 --to $4" "$2" >"$tmp/a"
+		csv "$view" "$tmp/t.st" >"$tmp/b"
 		if cmp -s "$tmp/a" "$tmp/b"; then
 			pass "compose $1 window $3-$4 $view ($(wc -l <"$tmp/a") rows)"
 		else
@@ -174,8 +165,8 @@ law_both() {
 	etlfilter -q --from "$a" --to "$b" "$@" "$s" >"$tmp/t.st" \
 	    2>/dev/null || { fail "compose $n both" "etlfilter failed"; return; }
 	for view in threads "waits --by thread" switches; do
-		csv "$view --from $a --to $b" <"$s" >"$tmp/a"
-		csv "$view" <"$tmp/t.st" >"$tmp/b"
+		csv "$view --from $a --to $b" "$s" >"$tmp/a"
+		csv "$view" "$tmp/t.st" >"$tmp/b"
 		extra=$(LC_ALL=C comm -13 "$tmp/a" "$tmp/b" | head -1)
 		if [ -z "$extra" ]; then
 			pass "compose $n $* window $view"
