@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "cli/cli.h"
+#include "filter/filter.h"
+#include "filter/filter_link.h"
+#include "filter/filter_out.h"
 #include "stream/holdback.h"
 #include "stream/loss.h"
 #include "stream/stream.h"
@@ -21,13 +25,14 @@
 
 #define PRODUCER "etlagg 0.1"
 
-enum { OPT_VIEW = 256 };
+enum { OPT_VIEW = 256, OPT_CMDLINE, OPT_PID, OPT_RUSTC, OPT_CHILDREN };
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: etlagg [-fq] [-o file] view [view-options] "
-	    "[+ view [view-options] ...]\n              [file ...]\n");
+	    "[filters]\n              [+ view [view-options] [filters] ...] "
+	    "[file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
 		view_list(fp);
@@ -43,6 +48,16 @@ usage(FILE *fp, int status)
 		    "             the input, joined, with the changes\n"
 		    "  -h, --help this text\n"
 		    "  --version  the version\n"
+		    "Filters, of the view they are given with, as etlfilter's:\n"
+		    "  -p regex, --process regex  processes by image name\n"
+		    "  --cmdline regex  processes by command line\n"
+		    "  --pid list  processes by pid (123,456)\n"
+		    "  --rustc    the processes of a Rust build\n"
+		    "  --children and the descendants of those\n"
+		    "  -i, --ignore-case  regexes ignore case\n"
+		    "  -v, --invert  the processes that do not match\n"
+		    "A view with filters counts what `etlfilter filters |\n"
+		    "etlagg view` counts, in the same pass as the others.\n"
 		    "Views joined by + are computed in one pass over the\n"
 		    "inputs; the output is their streams one after another,\n"
 		    "the bytes separate runs would write.\n"
@@ -64,6 +79,9 @@ struct vspec {
 	int vargc;
 	char **vopt;		/* while parsing: its options as given */
 	int nv;
+	/* Its filters, as etlfilter's, and their options in a line. */
+	struct filter *filter;
+	struct buf fkey;
 };
 
 /* What the command line says. */
@@ -94,18 +112,26 @@ all_options(void)
 	static const struct option own[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "process", required_argument, NULL, 'p' },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "rustc", no_argument, NULL, OPT_RUSTC },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "ignore-case", no_argument, NULL, 'i' },
+		{ "invert", no_argument, NULL, 'v' },
 	};
+	const size_t nown = sizeof(own) / sizeof(own[0]);
 	const struct view_ops *ops;
 	struct option *all;
-	size_t n = 0, cap = 3, i, j, k;
+	size_t n = 0, cap = nown + 1, i, j, k;
 
 	for (i = 0; (ops = view_at(i)) != NULL; i++)
 		for (j = 0; ops->options != NULL && ops->options[j].name; j++)
 			cap++;
 	if ((all = calloc(cap, sizeof(*all))) == NULL)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	all[n++] = own[0];
-	all[n++] = own[1];
+	for (i = 0; i < nown; i++)
+		all[n++] = own[i];
 	for (i = 0; (ops = view_at(i)) != NULL; i++)
 		for (j = 0; ops->options != NULL && ops->options[j].name; j++) {
 			for (k = 0; k < n; k++)
@@ -276,6 +302,61 @@ view_args(struct args *a, struct vspec *vs)
 			a->reads[a->nreads++] = vs->vopt[i] + 2 + len + 1;
 		vs->vargv[vs->vargc++] = vs->vopt[i];
 	}
+	if (vs->filter == NULL)
+		return;
+	/* A filter judges events; --merge reads tables. */
+	if (vs->merge) {
+		cli_warn("view %s: --merge adds up tables, and a filter "
+		    "judges events: filter the events before the tables are "
+		    "made", vs->ops->name);
+		usage(stderr, CLI_USAGE);
+	}
+	if (filter_compile(vs->filter) != 0)
+		cli_fatal(CLI_USAGE, "%s", filter_error(vs->filter));
+}
+
+/*
+ * A filter option `ch` of the view `vs`: etlfilter's, through the same
+ * calls, so that it means what it means there.  Its text goes to the
+ * view's key, which tells the views that share a filter.
+ */
+static void
+filter_option(struct vspec *vs, int ch, const char *arg)
+{
+	struct filter *f;
+	int rc = 0;
+
+	if (vs->filter == NULL && (vs->filter = filter_new()) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	f = vs->filter;
+	switch (ch) {
+	case 'p':
+		rc = filter_add_process(f, arg);
+		break;
+	case OPT_CMDLINE:
+		rc = filter_add_cmdline(f, arg);
+		break;
+	case OPT_PID:
+		rc = filter_add_pids(f, arg);
+		break;
+	case OPT_RUSTC:
+		rc = filter_add_rustc(f);
+		break;
+	case OPT_CHILDREN:
+		filter_add_flags(f, FILTER_CHILDREN);
+		break;
+	case 'i':
+		filter_add_flags(f, FILTER_ICASE);
+		break;
+	case 'v':
+		filter_add_flags(f, FILTER_INVERT);
+		break;
+	}
+	if (rc != 0)
+		cli_fatal(CLI_USAGE, "%s", filter_error(f));
+	buf_put_u8(&vs->fkey, (unsigned)ch & 0xff);
+	buf_put_str(&vs->fkey, arg);
+	buf_put_u8(&vs->fkey, 0);
 }
 
 /*
@@ -305,7 +386,8 @@ parse_args(int argc, char *argv[], struct args *a)
 		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	a->nviews = 1;
 	/* "-": words that are not options come back in order, as 1. */
-	while ((ch = getopt_long(argc, argv, "-fho:q", all, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-fhio:p:qv", all, &idx)) !=
+	    -1) {
 		vs = &a->views[a->nviews - 1];
 		switch (ch) {
 		case 1:
@@ -325,6 +407,15 @@ parse_args(int argc, char *argv[], struct args *a)
 		case 'V':
 			printf("%s\n", PRODUCER);
 			exit(CLI_OK);
+		case 'i':
+		case 'p':
+		case 'v':
+		case OPT_CMDLINE:
+		case OPT_PID:
+		case OPT_RUSTC:
+		case OPT_CHILDREN:
+			filter_option(vs, ch, optarg);
+			break;
 		case OPT_VIEW:
 			vs->vopt[vs->nv++] = view_token(all[idx].name,
 			    all[idx].has_arg ? optarg : NULL);
@@ -366,6 +457,8 @@ args_release(struct args *a)
 		for (i = 1; i < a->views[j].vargc; i++)
 			free(a->views[j].vargv[i]);
 		free(a->views[j].diff);
+		filter_free(a->views[j].filter);
+		buf_release(&a->views[j].fkey);
 	}
 	free(a->views[0].vargv);
 	free(a->files);
@@ -377,10 +470,11 @@ struct aggview {
 	const struct view_ops *ops;
 	struct view *v;
 	int merge;
+	int group;		/* of its pass (struct pass) */
 	unsigned ours;		/* tables in the input of the view's */
 	uint64_t needed;	/* events of the kind it needs_kind */
 	char other[64];		/* the name of one that is not */
-	/* The records passed on, for the views after the first. */
+	/* The records passed on, for a view whose output waits its turn. */
 	struct holdback *passed;
 	/* --merge of a view that view_merge.c merges in its place. */
 	struct view_merge *mg;
@@ -388,21 +482,39 @@ struct aggview {
 	struct view_diff *dd;
 };
 
+/*
+ * Views fed by one reader: the views without filters by the reader of
+ * the inputs, and the views that share a filter by the reader of a
+ * filter link (filter/filter_link.h), on a thread of its own.
+ */
 struct aggregation {
-	struct aggview views[VIEWS_MAX];
+	struct aggview *views[VIEWS_MAX];
 	int nviews;
-	struct stream_writer *w;	/* the first view's */
+	/* Where the records passed on go at once, or NULL if held. */
+	struct stream_writer *w;
 	const char *out;
 	unsigned tables;	/* tables in the input */
 	uint64_t events;
 	uint64_t all_events;	/* of every input */
+	/* Behind a filter: the filter (the first view's), and its link. */
+	struct vspec *spec;
+	struct filter_link *link;
+};
+
+/* One pass over the inputs: groups[0] has the views without filters. */
+struct pass {
+	struct aggregation groups[VIEWS_MAX + 1];
+	int ngroups;
 };
 
 /* The reader flags that make it read less, not more. */
 #define LESS_FLAGS	(STREAM_EVENT_HEADS | STREAM_QUERY_LABELS)
 
-/* Records the views after the first hold back in memory, then a file. */
+/* Records the views hold back in memory, then in a file. */
 #define PASSED_MEM_MAX	(1u << 20)
+
+/* What a filter link holds back in memory, as etlfilter (then a file). */
+#define LINK_HOLD_MAX	(16u << 20)
 
 /*
  * Feeds a record to the views.  DIAG records pass on, so that what the
@@ -419,7 +531,7 @@ aggregate(void *ctx, const struct stream_reader *r,
 	int i;
 
 	for (i = 0; i < a->nviews; i++) {
-		av = &a->views[i];
+		av = a->views[i];
 		if ((av->mg != NULL ? view_merge_record(av->mg, rec) :
 		    av->ops->record(av->v, r, rec)) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
@@ -442,14 +554,152 @@ aggregate(void *ctx, const struct stream_reader *r,
 		a->tables++;
 	if (stream_rec_known(rec->type) && rec->type != REC_DIAG)
 		return 0;
-	if (stream_write_record(a->w, rec) != 0)
+	if (a->w != NULL && stream_write_record(a->w, rec) != 0)
 		cli_write_error(a->out);
-	for (i = 1; i < a->nviews; i++)
-		if (a->views[i].passed != NULL &&
-		    holdback_push(a->views[i].passed, rec, 0) != 0)
+	for (i = 0; i < a->nviews; i++)
+		if (a->views[i]->passed != NULL &&
+		    holdback_push(a->views[i]->passed, rec, 0) != 0)
 			cli_fatal(CLI_DATA_ERROR, "cannot hold records back: "
 			    "%s", strerror(errno));
 	return 0;
+}
+
+/*
+ * Feeds a record of the input to a pass: to the views without filters,
+ * and to each filter link, whose thread feeds its views.
+ */
+static int
+pass_record(void *ctx, const struct stream_reader *r,
+    const struct stream_record *rec)
+{
+	struct pass *p = ctx;
+	int g, rc;
+
+	aggregate(&p->groups[0], r, rec);
+	for (g = 1; g < p->ngroups; g++)
+		if ((rc = filter_link_next(p->groups[g].link, r, rec)) != 0)
+			cli_fatal(CLI_DATA_ERROR, "%s: %s", rc ==
+			    FILTER_OUT_WRITE ? "a filter's views stopped" :
+			    "records held back", strerror(errno));
+	return 0;
+}
+
+/* Adds the view `av` of `vs` to the group of its filters, made if new. */
+static void
+pass_add(struct pass *p, struct aggview *av, struct vspec *vs)
+{
+	struct aggregation *a;
+	int g = 0;
+
+	if (p->ngroups == 0)
+		p->ngroups = 1;
+	if (vs->filter != NULL) {
+		for (g = 1; g < p->ngroups; g++)
+			if (p->groups[g].spec->fkey.len == vs->fkey.len &&
+			    memcmp(p->groups[g].spec->fkey.data, vs->fkey.data,
+			    vs->fkey.len) == 0)
+				break;
+		if (g == p->ngroups)
+			p->groups[p->ngroups++].spec = vs;
+	}
+	a = &p->groups[g];
+	av->group = g;
+	a->views[a->nviews++] = av;
+}
+
+/*
+ * What a reader for the views of `a` must read: its flags (*less keeps
+ * those that read less only if every view does without) and the kinds
+ * whose fields it decodes (0: every kind).
+ */
+static void
+reader_needs(const struct aggregation *a, unsigned *flags, unsigned *less,
+    uint32_t *kinds, int *all_kinds)
+{
+	int i;
+
+	for (i = 0; i < a->nviews; i++) {
+		const struct view_ops *ops = a->views[i]->ops;
+
+		*flags |= ops->reader_flags & ~LESS_FLAGS;
+		*less &= ops->reader_flags;
+		*kinds |= ops->field_kinds;
+		*all_kinds |= ops->field_kinds == 0;
+	}
+}
+
+/*
+ * The reader of the inputs: what every view needs, since the filter
+ * links pass on what it read; and, with links, what etlfilter reads
+ * (every event's fields but for the kinds it leaves alone).
+ */
+static struct stream_reader *
+pass_reader(const struct pass *p)
+{
+	struct stream_reader *r;
+	unsigned flags = 0, less = LESS_FLAGS;
+	uint32_t kinds = 0;
+	int g, all_kinds = 0;
+
+	for (g = 0; g < p->ngroups; g++)
+		reader_needs(&p->groups[g], &flags, &less, &kinds, &all_kinds);
+	if (p->ngroups > 1) {
+		less &= ~STREAM_EVENT_HEADS;
+		kinds |= STREAM_KIND(EV_CSWITCH) | STREAM_KIND(EV_READY);
+	}
+	if ((r = stream_reader_new(flags | less)) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
+	if (!all_kinds)
+		stream_reader_fields_of(r, kinds);
+	return r;
+}
+
+/* Starts the filter links of the pass, each on a thread. */
+static void
+pass_start(struct pass *p)
+{
+	struct aggregation *a;
+	unsigned flags, less;
+	uint32_t kinds;
+	int g, all_kinds;
+
+	for (g = 1; g < p->ngroups; g++) {
+		a = &p->groups[g];
+		flags = 0, less = LESS_FLAGS, kinds = 0, all_kinds = 0;
+		reader_needs(a, &flags, &less, &kinds, &all_kinds);
+		if ((a->link = filter_link_new(a->spec->filter, flags | less,
+		    all_kinds ? 0 : kinds, LINK_HOLD_MAX, aggregate, a)) ==
+		    NULL)
+			cli_fatal(CLI_DATA_ERROR, "cannot start a filter: %s",
+			    strerror(errno));
+	}
+}
+
+/* An input has ended: what the links held goes to their views. */
+static void
+pass_input_end(struct pass *p)
+{
+	int g;
+
+	for (g = 1; g < p->ngroups; g++)
+		if (filter_link_input_end(p->groups[g].link) != 0)
+			cli_fatal(CLI_DATA_ERROR, "records held back: %s",
+			    strerror(errno));
+}
+
+/* The inputs have ended: waits for the links' views to have it all. */
+static void
+pass_join(struct pass *p)
+{
+	char err[256];
+	int g;
+
+	for (g = 1; g < p->ngroups; g++) {
+		if (filter_link_close(p->groups[g].link, err, sizeof(err)) < 0)
+			cli_fatal(CLI_DATA_ERROR, "a filter's stream: %s",
+			    err);
+		p->groups[g].link = NULL;
+	}
 }
 
 /*
@@ -483,26 +733,29 @@ check_merge_input(const struct aggview *av, const struct aggregation *agg,
  * the view's is an error: merging it would give an empty table.  So is
  * an input of tables and no events without --merge, and an input with
  * events for a view that view_merge.c merges: it reads only tables.
+ * Views with filters never merge: only those without are looked at.
  */
 static int
-read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
+read_input(struct cli_inputs *in, const char *path, struct pass *p)
 {
-	int status, i, merge = 1;
+	struct aggregation *agg = &p->groups[0];
+	int status, i, merge = p->ngroups == 1;
 
 	for (i = 0; i < agg->nviews; i++) {
-		agg->views[i].ours = 0;
-		merge &= agg->views[i].merge;
+		agg->views[i]->ours = 0;
+		merge &= agg->views[i]->merge;
 	}
 	agg->tables = 0;
 	agg->events = 0;
-	status = cli_read_stream(in, path, aggregate, agg);
+	status = cli_read_stream(in, path, pass_record, p);
+	pass_input_end(p);
 	if (!merge && agg->tables > 0 && agg->events == 0) {
 		cli_warn("%s: holds tables, not events (--merge adds up "
 		    "tables of this view)", in->name);
 		return CLI_DATA_ERROR;
 	}
 	for (i = 0; i < agg->nviews; i++) {
-		const struct aggview *av = &agg->views[i];
+		const struct aggview *av = agg->views[i];
 
 		if (av->mg != NULL) {
 			if (check_merge_input(av, agg, in->name, status) != 0)
@@ -516,7 +769,6 @@ read_input(struct cli_inputs *in, const char *path, struct aggregation *agg)
 	}
 	return status;
 }
-
 /*
  * Makes the view that vs names in av, with what merges it in its place
  * under --merge.  @return : 0, or -1 when its create() failed (errno
@@ -584,24 +836,13 @@ write_diff(struct aggview *av, struct stream_writer *w)
 	return view_diff_write(av->dd, w, 1);
 }
 
-/*
- * --diff BASE: the views that take it computed over BASE in a pass of
- * their own, before the inputs; each keeps its tables, and the DIAG
- * records of BASE (what it lost), for its join.  Every view names one
- * BASE.  @return : CLI_OK, or CLI_DATA_ERROR (said why).
- */
-static int
-read_base(struct args *a, struct aggregation *main_agg)
+
+/* The one BASE that the views' --diff name, or NULL if none does. */
+static const char *
+diff_base(const struct args *a)
 {
-	static struct aggregation agg;
-	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
-	struct stream_end end = { 0 };
-	struct stream_reader *r;
-	struct cli_inputs in;
 	const char *base = NULL;
-	unsigned flags = 0;
-	FILE *diags;
-	int i, n = 0, status;
+	int i;
 
 	for (i = 0; i < a->nviews; i++)
 		if (a->views[i].diff != NULL) {
@@ -611,45 +852,78 @@ read_base(struct args *a, struct aggregation *main_agg)
 				    a->views[i].diff);
 			base = a->views[i].diff;
 		}
-	if (base == NULL)
+	return base;
+}
+
+/*
+ * --diff BASE: the views that take it computed over BASE in a pass of
+ * their own, before the inputs, each behind its filters as over the
+ * inputs; each keeps its tables, and the DIAG records its reader of BASE
+ * saw (what it lost, what a filter left out), for its join.  Every view
+ * names one BASE.  @return : CLI_OK, or CLI_DATA_ERROR (said why).
+ */
+static int
+read_base(struct args *a, struct aggview *main_views)
+{
+	static struct pass p;
+	static struct aggview views[VIEWS_MAX];
+	FILE *diags[VIEWS_MAX + 1];
+	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
+	struct stream_end end = { 0 };
+	struct stream_reader *r;
+	struct cli_inputs in;
+	const char *base;
+	int i, g, n = 0, status;
+
+	if ((base = diff_base(a)) == NULL)
 		return CLI_OK;
 	for (i = 0; i < a->nviews; i++) {
 		struct vspec *vs = &a->views[i];
-		struct aggview *av = &agg.views[n];
 
 		if (vs->diff == NULL)
 			continue;
 		/* Its arguments were taken once already: only memory fails. */
-		if ((main_agg->views[i].dd = view_diff_new()) == NULL ||
-		    start_view(av, vs) != 0)
+		if ((main_views[i].dd = view_diff_new()) == NULL ||
+		    start_view(&views[n], vs) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		av->dd = main_agg->views[i].dd;
-		flags |= vs->ops->reader_flags & ~LESS_FLAGS;
-		n++;
+		views[n].dd = main_views[i].dd;
+		pass_add(&p, &views[n++], vs);
 	}
-	/* What BASE lost goes to one stream, for every join. */
-	if ((diags = platform_scratch_file()) == NULL ||
-	    (agg.w = stream_writer_new(diags, CLI_STREAM_LEVEL)) == NULL ||
-	    (r = stream_reader_new(flags)) == NULL)
-		cli_fatal(CLI_DATA_ERROR, "--diff: no scratch file");
-	agg.out = "--diff";
+	/* What each group's reader of BASE saw goes to a stream of its own. */
+	for (g = 0; g < p.ngroups; g++) {
+		struct aggregation *agg = &p.groups[g];
+
+		if ((diags[g] = platform_scratch_file()) == NULL ||
+		    (agg->w = stream_writer_new(diags[g], CLI_STREAM_LEVEL)) ==
+		    NULL)
+			cli_fatal(CLI_DATA_ERROR, "--diff: no scratch file");
+		agg->out = "--diff";
+		if (stream_write_header(agg->w, PRODUCER) != 0)
+			cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a "
+			    "scratch file");
+	}
+	r = pass_reader(&p);
 	cli_inputs_init(&in, r);
 	in.quiet = a->quiet;
-	if (stream_write_header(agg.w, PRODUCER) != 0)
-		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a scratch file");
-	agg.nviews = n;
-	status = read_input(&in, base, &agg);
+	pass_start(&p);
+	status = read_input(&in, base, &p);
+	pass_join(&p);
 	cut.count = in.loss.cut;
-	if ((cut.count > 0 && stream_write_diag(agg.w, &cut) != 0) ||
-	    stream_write_end(agg.w, &end) != 0 || stream_writer_close(agg.w))
-		cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a scratch file");
+	for (g = 0; g < p.ngroups; g++)
+		if ((cut.count > 0 && stream_write_diag(p.groups[g].w, &cut)) ||
+		    stream_write_end(p.groups[g].w, &end) != 0 ||
+		    stream_writer_close(p.groups[g].w))
+			cli_fatal(CLI_DATA_ERROR, "--diff: cannot write a "
+			    "scratch file");
 	for (i = 0; i < n; i++) {
-		if (status == CLI_OK && tables_to_diff(&agg.views[i], 0, diags))
+		if (status == CLI_OK &&
+		    tables_to_diff(&views[i], 0, diags[views[i].group]))
 			status = CLI_DATA_ERROR;
-		agg.views[i].ops->destroy(agg.views[i].v);
-		view_merge_free(agg.views[i].mg);
+		views[i].ops->destroy(views[i].v);
+		view_merge_free(views[i].mg);
 	}
-	fclose(diags);
+	for (g = 0; g < p.ngroups; g++)
+		fclose(diags[g]);
 	stream_reader_free(r);
 	return status;
 }
@@ -680,9 +954,9 @@ say_missing(const struct aggview *av, struct stream_writer *w,
 
 /*
  * Ends a view's stream: what the inputs lost, what they lacked for it,
- * its tables, the end.  A
- * view after the first writes a stream of its own after the last one:
- * its header and the records held back for it first.
+ * its tables, the end.  A view that did not write as it read (w NULL)
+ * writes a stream of its own after the last one: its header and the
+ * records held back for it first.
  */
 static void
 finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
@@ -721,72 +995,70 @@ main(int argc, char *argv[])
 {
 	/* Static: what it holds is still reachable when usage() exits. */
 	static struct args a;
-	static struct aggregation agg;
+	static struct pass p;
+	static struct aggview views[VIEWS_MAX];
 	struct cli_inputs in;
 	struct stream_reader *r;
-	struct stream_writer *w;
-	unsigned flags = 0, less = LESS_FLAGS;
-	uint32_t kinds = 0;
-	int status = CLI_OK, i, all_kinds = 0;
+	struct stream_writer *w = NULL;
+	int status = CLI_OK, i, live;
 	FILE *fp;
 
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_progname();
 	parse_args(argc, argv, &a);
 	view_quiet(a.quiet);
-	agg.nviews = a.nviews;
 	for (i = 0; i < a.nviews; i++) {
 		struct vspec *vs = &a.views[i];
-		struct aggview *av = &agg.views[i];
 
 		errno = 0;
-		if (start_view(av, vs) != 0) {
+		if (start_view(&views[i], vs) != 0) {
 			if (errno == ENOMEM)
 				cli_fatal(CLI_DATA_ERROR, "out of memory");
 			if (errno == EIO)
 				return CLI_DATA_ERROR;
 			usage(stderr, CLI_USAGE);
 		}
-		if (i > 0 && (av->passed = holdback_new(PASSED_MEM_MAX)) ==
-		    NULL)
-			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		/*
-		 * The reader keeps what any of the views needs, and leaves
-		 * out what all of them do without.
-		 */
-		flags |= vs->ops->reader_flags & ~LESS_FLAGS;
-		less &= vs->ops->reader_flags;
-		kinds |= vs->ops->field_kinds;
-		all_kinds |= vs->ops->field_kinds == 0;
+		pass_add(&p, &views[i], vs);
 	}
+	/*
+	 * The first view without filters writes as it reads; the others
+	 * hold what they pass on until their turn.
+	 */
+	live = views[0].group == 0;
+	for (i = live; i < a.nviews; i++)
+		if ((views[i].passed = holdback_new(PASSED_MEM_MAX)) == NULL)
+			cli_fatal(CLI_DATA_ERROR, "out of memory");
 	fp = cli_open_output(a.out, 1, a.force, a.nreads, a.reads);
-	r = stream_reader_new(flags | less);
-	if (r != NULL && !all_kinds)
-		stream_reader_fields_of(r, kinds);
-	w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
-	if (r == NULL)
-		cli_fatal(CLI_DATA_ERROR, "out of memory");
-	if (stream_write_header(w, PRODUCER) != 0)
-		cli_write_error(a.out);
-	if (read_base(&a, &agg) != CLI_OK)
+	r = pass_reader(&p);
+	if (live) {
+		w = cli_stream_writer(fp, CLI_STREAM_LEVEL);
+		if (stream_write_header(w, PRODUCER) != 0)
+			cli_write_error(a.out);
+		p.groups[0].w = w;
+	}
+	if (read_base(&a, views) != CLI_OK)
 		status = CLI_DATA_ERROR;
 	cli_inputs_init(&in, r);
 	in.quiet = a.quiet;
-	agg.w = w;
-	agg.out = a.out;
+	for (i = 0; i < p.ngroups; i++)
+		p.groups[i].out = a.out;
+	pass_start(&p);
 	if (a.nfiles == 0)
-		status = read_input(&in, "-", &agg);
+		status = read_input(&in, "-", &p);
 	for (i = 0; i < a.nfiles; i++)
-		if (read_input(&in, a.files[i], &agg) != CLI_OK)
+		if (read_input(&in, a.files[i], &p) != CLI_OK)
 			status = CLI_DATA_ERROR;
-	for (i = 0; i < agg.nviews; i++) {
-		finish_view(&agg.views[i], i == 0 ? w : NULL, fp, &in, &agg,
-		    a.quiet);
-		agg.views[i].ops->destroy(agg.views[i].v);
-		view_merge_free(agg.views[i].mg);
-		view_diff_free(agg.views[i].dd);
-		if (agg.views[i].passed != NULL)
-			holdback_free(agg.views[i].passed);
+	pass_join(&p);
+	for (i = 0; i < a.nviews; i++) {
+		struct aggview *av = &views[i];
+
+		finish_view(av, i == 0 && live ? w : NULL, fp, &in,
+		    &p.groups[av->group], a.quiet);
+		av->ops->destroy(av->v);
+		view_merge_free(av->mg);
+		view_diff_free(av->dd);
+		if (av->passed != NULL)
+			holdback_free(av->passed);
 	}
 	stream_reader_free(r);
 	args_release(&a);
