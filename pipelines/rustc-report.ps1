@@ -14,9 +14,11 @@ or -Out (a file, or a directory to write NAME.report.html into).
 -All takes every process of the trace, not only those of the build;
 -ProfDir names a directory of rustc self-profiles (*.mm_profdata) for
 the Queries tab; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
-frames with etlsym.  The crates, threads and waits tables are made from
-every process's events, the others from the build's (etlfilter --rustc)
-unless -All is given.  -Baseline names the trace of an earlier build
+frames with etlsym.  The trace is decoded once, and every table made in
+one etlagg pass over it: each view of the build's processes (etlagg's
+--rustc, which is etlfilter's) unless -All is given; by the composition
+law of etlfilter(1) their rows are those the whole trace gives for the
+build's processes.  -Baseline names the trace of an earlier build
 to compare with: the crates, processes, threads, CPU, commit and waits
 tables get its figures and the changes (etlagg --diff), the flame
 graphs are differential (red grew, blue shrank), and the Summary shows
@@ -98,15 +100,13 @@ if (-not $Out) {
 } else {
 	$page = $Out
 }
-$whole = @('sysconfig', '+', 'crates', '+', 'threads', '+', 'waits',
-    '--by', 'stack')
-$build = @('processes', '+', 'tree', '+', 'cpu', '--by', 'stack', '+',
-    'cpu', '--by', 'function', '+', 'vmem', '--by', 'stack', '+', 'vmem',
-    '--timeline')
+# The views, each cut to the build's processes unless -All.
+$f = if ($All) { @() } else { @('--rustc') }
 $tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
 New-Item -ItemType Directory -Path $tmp | Out-Null
 try {
-	# The source: the trace, or its stream with named frames.
+	# The source: the trace, decoded by etlagg itself, or its stream with
+	# named frames.
 	$src = $Trace
 	if ($SymbolPath) {
 		$decoded = Join-Path $tmp 'trace.zst'
@@ -116,9 +116,15 @@ try {
 	}
 	$parts = @()
 	$title = "${name}: rustc build report"
-	# A baseline: its stream, and that of its build, are what the views
-	# that count are joined with (--diff); both traces' sysconfig rows,
-	# the old first, make the Summary's machine table.
+	$views = @('sysconfig', '+', 'crates') + $f + @('+', 'threads') + $f +
+	    @('+', 'waits', '--by', 'stack') + $f + @('+', 'processes') + $f +
+	    @('+', 'tree') + $f + @('+', 'cpu', '--by', 'stack') + $f +
+	    @('+', 'cpu', '--by', 'function') + $f +
+	    @('+', 'vmem', '--by', 'stack') + $f + @('+', 'vmem', '--timeline') +
+	    $f
+	# A baseline: its stream is what the views that count are joined
+	# with (--diff, behind the same filters); both traces' sysconfig
+	# rows, the old first, make the Summary's machine table.
 	if ($Baseline) {
 		$old = Join-Path $tmp 'old.zst'
 		if ($SymbolPath) {
@@ -129,46 +135,23 @@ try {
 		} else {
 			Invoke-Tool etlcat @('-q', '-o', $old, $Baseline)
 		}
-		$oldBuild = $old
-		if (-not $All) {
-			$oldBuild = Join-Path $tmp 'old-build.zst'
-			Invoke-Tool etlfilter @('-q', '--rustc', '-o', $oldBuild,
-			    $old)
-		}
 		$sys = Join-Path $tmp 'sys.zst'
 		Invoke-Tool etlagg @('-q', '-o', $sys, 'sysconfig', $old, $src)
 		$parts += $sys
-		$whole = @('crates', '--diff', $old, '+', 'threads', '--diff', $old,
-		    '+', 'waits', '--by', 'stack', '--diff', $old)
-		$build = @('processes', '--diff', $oldBuild, '+', 'tree', '+',
-		    'cpu', '--by', 'stack', '--diff', $oldBuild, '+', 'cpu',
-		    '--by', 'function', '--diff', $oldBuild, '+', 'vmem', '--by',
-		    'stack', '--diff', $oldBuild, '+', 'vmem', '--timeline')
+		$d = @('--diff', $old)
+		$views = @('crates') + $f + $d + @('+', 'threads') + $f + $d +
+		    @('+', 'waits', '--by', 'stack') + $f + $d +
+		    @('+', 'processes') + $f + $d + @('+', 'tree') + $f +
+		    @('+', 'cpu', '--by', 'stack') + $f + $d +
+		    @('+', 'cpu', '--by', 'function') + $f + $d +
+		    @('+', 'vmem', '--by', 'stack') + $f + $d +
+		    @('+', 'vmem', '--timeline') + $f
 		$title = "${name}: rustc build report against " +
 		    [IO.Path]::GetFileName($Baseline)
 	}
-	$views = Join-Path $tmp 'views.zst'
-	if ($All) {
-		Invoke-Tool etlagg (@('-q', '-o', $views) + $whole + @('+') +
-		    $build + @($src))
-		$parts += $views
-	} else {
-		# Windows has no FIFO for sh's single pass: the stream is
-		# written once and read twice.
-		if ($src -eq $Trace) {
-			$src = Join-Path $tmp 'trace.zst'
-			Invoke-Tool etlcat @('-q', '-o', $src, $Trace)
-		}
-		$wholeTables = Join-Path $tmp 'whole.zst'
-		$buildStream = Join-Path $tmp 'build-events.zst'
-		$buildTables = Join-Path $tmp 'build.zst'
-		Invoke-Tool etlagg (@('-q', '-o', $wholeTables) + $whole + @($src))
-		Invoke-Tool etlfilter @('-q', '--rustc', '-o', $buildStream, $src)
-		Invoke-Tool etlagg (@('-q', '-o', $buildTables) + $build +
-		    @($buildStream))
-		$parts += $wholeTables
-		$parts += $buildTables
-	}
+	$tables = Join-Path $tmp 'views.zst'
+	Invoke-Tool etlagg (@('-q', '-o', $tables) + $views + @($src))
+	$parts += $tables
 	if ($ProfDir) {
 		$profiles = @(Get-ChildItem -LiteralPath $ProfDir -Filter '*.mm_profdata' |
 		    Sort-Object Name | ForEach-Object { $_.FullName })

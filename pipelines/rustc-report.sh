@@ -24,10 +24,11 @@
 #            are named when either is set)
 #   -h, --help  this text
 #
-# The trace is decoded once.  The crates, threads and waits tables are
-# made from every process's events (a thread's switch-out is logged
-# with the thread switched in, which filtering to the build would drop),
-# the others from the build's (etlfilter --rustc) unless -a is given.
+# The trace is decoded once, and every table is made in one etlagg
+# pass over it: each view of the build's processes (etlagg's --rustc,
+# which is etlfilter's) unless -a is given.  By the composition law of
+# etlfilter(1) their rows are those the whole trace gives for the
+# build's processes.
 # The tools are taken from PATH, or from the bin/ beside this script.
 
 prog=rustc-report.sh
@@ -105,9 +106,12 @@ pagedir=$(dirname -- "$page")
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The views of every process, and those of the build.
-whole='sysconfig + crates + threads + waits --by stack'
-build='processes + tree + cpu --by stack + cpu --by function + vmem --by stack + vmem --timeline'
+# The views, each cut to the build's processes unless -a.
+f=--rustc
+[ $all = 1 ] && f=
+views="sysconfig + crates $f + threads $f + waits --by stack $f +
+    processes $f + tree $f + cpu --by stack $f + cpu --by function $f +
+    vmem --by stack $f + vmem --timeline $f"
 
 # stream TRACE OUT: TRACE's stream, its frames named when a symbol path
 # is given.
@@ -119,51 +123,30 @@ stream() {
 	fi || die "$1: etlcat or etlsym failed"
 }
 
-# The source: the trace, or its stream with named frames.
+# The source: the trace, decoded by etlagg itself, or its stream with
+# named frames.
 src=$trace
 if [ -n "$sympath" ]; then
 	stream "$trace" "$tmp/named.zst"
 	src=$tmp/named.zst
 fi
-# A baseline: its stream, and that of its build, are what the views that
-# count are joined with (--diff); both traces' sysconfig rows, the old
+# A baseline: its stream is what the views that count are joined with
+# (--diff, behind the same filters); both traces' sysconfig rows, the old
 # first, make the Summary's machine table.
 if [ -n "$baseline" ]; then
 	stream "$baseline" "$tmp/old.zst"
-	old=$tmp/old.zst oldb=$tmp/old.zst
-	if [ $all = 0 ]; then
-		etlfilter -q --rustc -o "$tmp/old-build.zst" "$tmp/old.zst" ||
-		    die "$baseline: etlfilter failed"
-		oldb=$tmp/old-build.zst
-	fi
+	old=$tmp/old.zst
 	etlagg -q -o "$tmp/sys.zst" sysconfig "$tmp/old.zst" "$src" ||
 	    die "$baseline: etlagg sysconfig failed"
-	whole="crates --diff $old + threads --diff $old + waits --by stack --diff $old"
-	build="processes --diff $oldb + tree + cpu --by stack --diff $oldb + cpu --by function --diff $oldb + vmem --by stack --diff $oldb + vmem --timeline"
-	[ $all = 1 ] && build=$(echo "$build" | sed "s|$oldb|$old|g")
+	views="crates $f --diff $old + threads $f --diff $old +
+	    waits --by stack $f --diff $old + processes $f --diff $old +
+	    tree $f + cpu --by stack $f --diff $old +
+	    cpu --by function $f --diff $old + vmem --by stack $f --diff $old +
+	    vmem --timeline $f"
 fi
 
-if [ $all = 1 ]; then
-	# shellcheck disable=SC2086
-	etlagg -q -o "$tmp/views.zst" $whole + $build "$src" ||
-	    die "$trace: etlagg failed"
-else
-	# One decode: the stream goes to both through a FIFO.
-	mkfifo "$tmp/fifo" || die "cannot make a FIFO"
-	# shellcheck disable=SC2086
-	etlagg -q -o "$tmp/whole.zst" $whole <"$tmp/fifo" &
-	pid=$!
-	# shellcheck disable=SC2086
-	if [ "$src" = "$trace" ]; then
-		etlcat -q "$trace"
-	else
-		cat "$src"
-	fi | tee "$tmp/fifo" | etlfilter -q --rustc |
-	    etlagg -q -o "$tmp/build.zst" $build ||
-	    { wait $pid; die "$trace: etlcat, etlfilter or etlagg failed"; }
-	wait $pid || die "$trace: etlagg failed"
-	cat "$tmp/whole.zst" "$tmp/build.zst" >"$tmp/views.zst"
-fi
+# shellcheck disable=SC2086
+etlagg -q -o "$tmp/views.zst" $views "$src" || die "$trace: etlagg failed"
 if [ -n "$baseline" ]; then
 	cat "$tmp/sys.zst" "$tmp/views.zst" >"$tmp/both.zst" &&
 	    mv "$tmp/both.zst" "$tmp/views.zst" || die "cannot write $tmp"
