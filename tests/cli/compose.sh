@@ -122,6 +122,18 @@ law_process() {
 		fi
 		echo "PASS compose $name | etlagg $view" \
 		    "($(wc -l <"$tmp/x.rows") rows)"
+		# The same filter given to the view inside etlagg: the bytes
+		# of etlfilter | etlagg.
+		# shellcheck disable=SC2086
+		etlagg -q $view "$@" "$whole" >"$tmp/in.st" 2>/dev/null
+		# shellcheck disable=SC2086
+		etlagg -q $view "$tmp/f.st" >"$tmp/out.st" 2>/dev/null
+		if cmp -s "$tmp/in.st" "$tmp/out.st"; then
+			echo "PASS compose etlagg $view $*: etlfilter's bytes"
+		else
+			echo "FAIL compose etlagg $view $*: not the bytes of" \
+			    "etlfilter $* | etlagg $view"
+		fi
 	done
 }
 
@@ -196,6 +208,48 @@ check() {
 
 etlcat -q "$top/testdata/sample.etl" >"$tmp/sample.st"
 check sample "$tmp/sample.st"
+
+# Filters inside a + chain are each view's own: the chain's output is
+# that of separate runs, each behind its filter, one after the other;
+# --diff puts the base behind the view's filter too; several inputs are
+# filtered as etlfilter filters them, one after the other.
+s=$tmp/sample.st
+etlfilter -q --rustc "$s" >"$tmp/f.st"
+etlagg -q threads --rustc + cpu + crates -p rustc --children + \
+    processes --rustc + waits --by stack -v --rustc "$s" >"$tmp/chain.st"
+{ etlagg -q threads "$tmp/f.st" && etlagg -q cpu "$s" &&
+    etlfilter -q -p rustc --children "$s" | etlagg -q crates &&
+    etlagg -q processes "$tmp/f.st" &&
+    etlfilter -q -v --rustc "$s" | etlagg -q waits --by stack
+} >"$tmp/runs.st" 2>/dev/null
+same_file "compose chain: each view behind its own filter" \
+    "$tmp/chain.st" "$tmp/runs.st"
+etlagg -q crates --rustc --diff "$s" + cpu --by stack --diff "$s" "$s" \
+    >"$tmp/chain.st"
+{ etlagg -q crates --diff "$tmp/f.st" "$tmp/f.st" &&
+    etlagg -q cpu --by stack --diff "$s" "$s"; } >"$tmp/runs.st"
+same_file "compose chain: --diff's base behind the view's filter" \
+    "$tmp/chain.st" "$tmp/runs.st"
+etlagg -q threads --rustc "$s" "$s" >"$tmp/chain.st"
+etlfilter -q --rustc "$s" "$s" | etlagg -q threads >"$tmp/runs.st"
+same_file "compose chain: two inputs behind a filter" "$tmp/chain.st" \
+    "$tmp/runs.st"
+etlagg -q threads --rustc <"$s" >"$tmp/chain.st"
+etlagg -q threads "$tmp/f.st" >"$tmp/runs.st"
+same_file "compose chain: standard input behind a filter" \
+    "$tmp/chain.st" "$tmp/runs.st"
+etlagg -q threads --rustc "$top/testdata/sample.etl" >"$tmp/chain.st"
+same_file "compose chain: a trace decoded behind a filter" \
+    "$tmp/chain.st" "$tmp/runs.st"
+if etlagg vmem --merge --rustc "$s" >/dev/null 2>"$tmp/err"; then
+	fail "compose chain: --merge with a filter" "accepted"
+else
+	if grep -q "a filter judges events" "$tmp/err"; then
+		pass "compose chain: --merge with a filter refused"
+	else
+		fail "compose chain: --merge with a filter" "$(cat "$tmp/err")"
+	fi
+fi
 
 # The pipeline of the README's Waits section (the build's processes
 # only) gives rows of the whole trace's threads, and every row of them.
