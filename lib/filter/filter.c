@@ -439,6 +439,8 @@ filter_note_process(struct filter *f, const struct stream_reader *r,
 		return 0;
 	memset(n, 0, sizeof(*n));
 	n->flags = NOTE_DEFINED | (own_match(f, p) ? NOTE_OWN : 0);
+	if (p->start_ns == INT64_MIN && s->rundown != RUNDOWN_OVER)
+		n->flags |= NOTE_EARLY;
 	n->start_ns = p->start_ns;
 	n->ppid = p->ppid;
 	/* The reader already maps pid to this definition. */
@@ -459,7 +461,25 @@ filter_scan(struct filter *f, const struct stream_reader *r,
 		return filter_new_section(f);
 	if (rec->type == REC_PROCESS && f->nsections > 0)
 		return filter_note_process(f, r, &rec->u.process);
+	filter_note_rundown(f, rec);
 	return 0;
+}
+
+void
+filter_note_rundown(struct filter *f, const struct stream_record *rec)
+{
+	const struct stream_event_head *h = &rec->u.event.h;
+	struct section *s;
+
+	if (rec->type != REC_EVENT || f->nsections == 0 ||
+	    (h->kind != EV_PROCESS && h->kind != EV_THREAD &&
+	    h->kind != EV_IMAGE))
+		return;
+	s = &f->sections[f->nsections - 1];
+	if (h->op == EVOP_DCSTART && s->rundown == RUNDOWN_NONE)
+		s->rundown = RUNDOWN_IN;
+	else if (h->op != EVOP_DCSTART && s->rundown == RUNDOWN_IN)
+		s->rundown = RUNDOWN_OVER;
 }
 
 /* The parent of process `id` as the whole section shows it; 0 if none. */
@@ -470,8 +490,17 @@ filter_parent_of(const struct section *s, stream_id id)
 	stream_id parent = n->parent;
 	uint32_t first;
 
+	/*
+	 * A parent defined after its child: without a rundown, processes
+	 * are defined when they end, parents after their children; with
+	 * one, only a process of the rundown (which may list a child before
+	 * its parent) can be, since a process alive at the child's start is
+	 * in the rundown or started before the child.
+	 */
 	if (n->flags & NOTE_PENDING)
-		parent = idmap_get(&s->first, n->ppid, &first) ? first : 0;
+		parent = idmap_get(&s->first, n->ppid, &first) &&
+		    (s->rundown == RUNDOWN_NONE ||
+		    (s->procs[first].flags & NOTE_EARLY)) ? first : 0;
 	if (parent == id || parent >= s->cap ||
 	    !(s->procs[parent].flags & NOTE_DEFINED))
 		return 0;

@@ -27,8 +27,9 @@
  * start define such processes only when they end.  A process matches by
  * its own definition (name, command line, pid), or with children by its
  * parent's: the process its ppid denotes where it is defined (or, if none
- * yet, the first one defined later), unless both start times are known
- * and the parent's is later.  Verdicts are cached by PROCESS id, so a
+ * yet, the first one defined later; in a section with a process rundown,
+ * only if the rundown defines it: see enum rundown_state), unless both
+ * start times are known and the parent's is later.  Verdicts are cached by PROCESS id, so a
  * reused pid is a new process that matches only on its own or through
  * its own parent; the first definition of a PROCESS id in a section is
  * the one that counts.  A pid or ppid of 4294967295 (the source does not

@@ -32,20 +32,36 @@ onepass_enter(struct filter *f)
 }
 
 /*
- * Settles the parent of process `x` (filter_parent_of()) once the process its
- * ppid denotes is defined.  @return : 0, or -1 while the first
- * definition of the ppid may still come.
+ * Whether what filter_parent_of() will say of the parent of `n`, defined
+ * after it, is known before the section's end: a process of the rundown
+ * is the parent with a rundown or without; another is not with one,
+ * and the first one may still come until the rundown is over.
+ */
+static int
+parent_known(const struct section *s, const struct proc_note *n)
+{
+	uint32_t first;
+
+	if (idmap_get(&s->first, n->ppid, &first))
+		return (s->procs[first].flags & NOTE_EARLY) ||
+		    s->rundown != RUNDOWN_NONE;
+	return s->rundown == RUNDOWN_OVER;
+}
+
+/*
+ * Settles the parent of process `x` (filter_parent_of()) once it is
+ * known: at once for a parent defined before the child; for one not
+ * defined yet, as parent_known() says, at the latest at the section's
+ * end.  @return : 0, or -1 while it may still change.
  */
 static int
 settle_parent(const struct filter *f, struct section *s, stream_id x)
 {
 	struct proc_note *n = &s->procs[x];
-	uint32_t first;
 
 	if (n->flags & NOTE_SETTLED)
 		return 0;
-	if ((n->flags & NOTE_PENDING) && !f->final &&
-	    !idmap_get(&s->first, n->ppid, &first))
+	if ((n->flags & NOTE_PENDING) && !f->final && !parent_known(s, n))
 		return -1;
 	n->parent = filter_parent_of(s, x);
 	n->flags = (n->flags & ~NOTE_PENDING) | NOTE_SETTLED;
@@ -220,6 +236,8 @@ filter_next(struct filter *f, const struct stream_reader *r,
 			return -1;
 		return filter_note_kept_def(f, &rec->u.process) != 0 ? -1 : 1;
 	case REC_EVENT:
+		if (filter_needs_scan(f))
+			filter_note_rundown(f, rec);
 		break;
 	default:
 		return filter_record(f, r, rec);

@@ -210,8 +210,15 @@ filter_out_next(struct filter_out *o, const struct stream_reader *r,
 	if (holdback_push(o->hold, rec,
 	    keep == FILTER_WAIT ? TAG_WAIT | ticket : 0) != 0)
 		return FILTER_OUT_HOLD;
-	/* A definition may be what the first held event waits for. */
-	return holding && rec->type == REC_PROCESS ? release(o) : 0;
+	/*
+	 * A definition may be what the first held event waits for, or a
+	 * lifetime event that begins or ends the rundown, which settles
+	 * parents not defined yet.
+	 */
+	return holding && (rec->type == REC_PROCESS ||
+	    (rec->type == REC_EVENT && (rec->u.event.h.kind == EV_PROCESS ||
+	    rec->u.event.h.kind == EV_THREAD ||
+	    rec->u.event.h.kind == EV_IMAGE))) ? release(o) : 0;
 }
 
 int

@@ -45,8 +45,17 @@ enum note_flags {
 	NOTE_VISITING = 1 << 3,	/* on the path being resolved */
 	NOTE_DONE = 1 << 4,	/* NOTE_MATCH is final */
 	NOTE_MATCH = 1 << 5,
-	NOTE_SETTLED = 1 << 6	/* `parent` is final (parent_of()) */
+	NOTE_SETTLED = 1 << 6,	/* `parent` is final (parent_of()) */
+	NOTE_EARLY = 1 << 7	/* defined before the trace, by a rundown */
 };
+
+/*
+ * Where a section is in its process rundown, the processes alive at the
+ * trace's start (DCStart events): from its first DCStart event of a
+ * process, thread or image to the first event of those kinds that is
+ * not a DCStart.
+ */
+enum rundown_state { RUNDOWN_NONE, RUNDOWN_IN, RUNDOWN_OVER };
 
 /* What the scan learnt of one PROCESS definition. */
 struct proc_note {
@@ -63,6 +72,7 @@ struct section {
 	size_t cap;
 	struct idmap first;		/* pid -> its first PROCESS id */
 	int resolved;
+	enum rundown_state rundown;
 };
 
 struct filter {
@@ -119,6 +129,8 @@ int filter_note_process(struct filter *f, const struct stream_reader *r,
 int filter_new_section(struct filter *f);
 /* The parent of process `id` as the whole section shows it; 0 if none. */
 stream_id filter_parent_of(const struct section *s, stream_id id);
+/* Follows the section's rundown (enum rundown_state) through `rec`. */
+void filter_note_rundown(struct filter *f, const struct stream_record *rec);
 /* Gives every process of the section its verdict. */
 void filter_resolve_section(const struct filter *f, struct section *s);
 /* Whether the events of `pid` at this point belong to a match. */

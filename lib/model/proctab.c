@@ -263,9 +263,14 @@ list_entry(struct proctab *pt, uint32_t i, stream_id def, uint32_t pid)
 	buf_put(&pt->fresh, note, sizeof(note));
 }
 
-/* The section ends: what a filter kept as context only is not listed. */
+/*
+ * What a filter kept as context only is not listed: said at each SCOPE
+ * of the processes kept (the last records of a filtered section, also of
+ * one cut short, which has no END), and at the section's end, which
+ * forgets the section's processes.
+ */
 static void
-unlist_context(struct proctab *pt)
+unlist_context(struct proctab *pt, int end)
 {
 	const uint32_t *note = (const uint32_t *)pt->fresh.data;
 	size_t i, n = pt->fresh.len / (3 * sizeof(*note));
@@ -274,7 +279,8 @@ unlist_context(struct proctab *pt)
 		for (i = 0; i < n; i++, note += 3)
 			if (!scope_keeps(pt->sc, note[1], note[2]))
 				entry(pt, note[0])->listed = 0;
-	pt->fresh.len = 0;
+	if (end)
+		pt->fresh.len = 0;
 }
 
 static void
@@ -456,9 +462,11 @@ proctab_record(struct proctab *pt, const struct stream_reader *r,
 
 	/* Before the scope forgets the section a new HEADER ends. */
 	if (rec->type == REC_END || rec->type == REC_HEADER)
-		unlist_context(pt);
+		unlist_context(pt, 1);
 	if (scope_record(pt->sc, r, rec) != 0)
 		return -1;
+	if (rec->type == REC_SCOPE)
+		unlist_context(pt, 0);
 	switch (rec->type) {
 	case REC_HEADER:
 		new_section(pt);

@@ -292,6 +292,26 @@ synth --scenario waits --compact-cswitch &&
     check "synth waits compact" "$tmp/s.st"
 synth --scenario memory && check "synth memory" "$tmp/s.st"
 
+# A section cut short has no END, but the filter's SCOPE of the kept
+# processes still comes last: the processes it kept as context only
+# are not listed.
+etlsynth --events 200000 --seed 3 --scenario rustc-build -o "$tmp/c.etl" \
+    >/dev/null && etlcat -q "$tmp/c.etl" >"$tmp/c.st"
+n=$(wc -c <"$tmp/c.st")
+head -c $((n * 7 / 10)) "$tmp/c.st" | etlfilter -q --rustc >"$tmp/cf.st" \
+    2>/dev/null
+etlfilter -q --rustc "$tmp/c.st" | table processes /dev/stdin |
+    cut -d, -f3 | sort -u >"$tmp/kept.images"
+table processes "$tmp/cf.st" 2>/dev/null | cut -d, -f3 | sort -u \
+    >"$tmp/cut.images"
+extra=$(comm -13 "$tmp/kept.images" "$tmp/cut.images" | head -1)
+rows=$(wc -l <"$tmp/cut.images")
+if [ -z "$extra" ] && [ "$rows" -gt 1 ]; then
+	pass "compose cut: a section cut short lists only the kept processes"
+else
+	fail "compose cut" "a process kept as context is listed: ${extra:-no rows}"
+fi
+
 # Pids reused within one trace: every view that groups by process keeps
 # the instances apart, keyed by pid and start, and shows the start.
 etlsynth --events 30000 --seed 11 --scenario rustc-build -o "$tmp/s.etl" \

@@ -272,6 +272,59 @@ test_children(void)
 	fclose(fp);
 }
 
+/*
+ * A rundown that lists a child (cc, 21) before its parent (cargo, 20),
+ * when `rundown`, else the same definitions without rundown events;
+ * then a later cargo.exe with the pid of the ended parent of 22.
+ */
+static FILE *
+rundown_stream(int rundown)
+{
+	FILE *fp = tmpfile();
+	struct stream_writer *w;
+	struct stream_event dc = { .h = { .kind = EV_PROCESS,
+	    .op = EVOP_DCSTART, .ts = 1, .pid = 21, .tid = 1, .cls = 2 } };
+	struct stream_event st = { .h = { .kind = EV_THREAD,
+	    .op = EVOP_START, .ts = 2, .pid = 21, .tid = 1, .cls = 2 } };
+
+	if (fp == NULL)
+		return NULL;
+	w = begin(fp);
+	process(w, 1, 21, 20, INT64_MIN, "cc.exe");
+	if (rundown)
+		CHECK(stream_write_event(w, &dc) == 0);
+	process(w, 2, 22, 30, INT64_MIN, "cc.exe");
+	process(w, 3, 20, 4, INT64_MIN, "cargo.exe");
+	event(w, 3, 21, 1, EV_SAMPLE, 0);
+	event(w, 4, 22, 1, EV_SAMPLE, 0);
+	if (rundown)
+		CHECK(stream_write_event(w, &st) == 0);
+	process(w, 4, 30, 4, 100, "cargo.exe");
+	event(w, 5, 30, 1, EV_SAMPLE, 0);
+	end(w);
+	return fp;
+}
+
+/*
+ * A parent defined after its child: without a rundown, the first process
+ * of its pid; with one, only a process of the rundown, since a process
+ * alive at the child's start is in it or started before the child.
+ */
+static void
+test_rundown(void)
+{
+	FILE *plain = rundown_stream(0), *rd = rundown_stream(1);
+	struct filter *f = new_filter("^cargo", FILTER_CHILDREN);
+
+	REQUIRE(plain != NULL && rd != NULL && f != NULL);
+	CHECK_EQ_STR(kept_text(f, plain), "3 4 5");
+	/* 1 and 2 are lifetimes, kept as context; 22's cargo came later. */
+	CHECK_EQ_STR(kept_text(f, rd), "1 3 2 5");
+	filter_free(f);
+	fclose(plain);
+	fclose(rd);
+}
+
 /* Kinds, stacks, threads, providers and times, with no process. */
 static FILE *
 events_stream(void)
@@ -366,6 +419,7 @@ main(void)
 	RUN(test_pid_reuse);
 	RUN(test_pid_only);
 	RUN(test_children);
+	RUN(test_rundown);
 	RUN(test_events);
 	RUN(test_bad_options);
 	HARNESS_EXIT();

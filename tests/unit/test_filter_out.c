@@ -402,6 +402,54 @@ test_parents(void)
 	buf_release(&in);
 }
 
+/*
+ * write_tree's processes in a rundown that ends half way (a thread
+ * starts): parents defined after their children count only if the
+ * rundown defines them, and the verdicts waiting for them are known when
+ * it ends, not at the section's end.
+ */
+static void
+write_rundown(FILE *fp)
+{
+	struct stream_writer *w = begin(fp);
+	struct stream_event dc = { .h = { .kind = EV_PROCESS,
+	    .op = EVOP_DCSTART, .ts = 1, .pid = 21, .tid = 1, .cls = 1 } };
+	struct stream_event st = { .h = { .kind = EV_THREAD,
+	    .op = EVOP_START, .ts = 5, .pid = 40, .tid = 2, .cls = 1 } };
+	int i;
+
+	if (w == NULL)
+		return;
+	process(w, 1, 21, 20, INT64_MIN, "cc.exe");
+	CHECK(stream_write_event(w, &dc) == 0);
+	event(w, 2, 21, 1, EV_SAMPLE);
+	process(w, 2, 40, 41, INT64_MIN, "a.exe");
+	event(w, 3, 40, 1, EV_SAMPLE);
+	process(w, 3, 20, 4, INT64_MIN, "cargo.exe");
+	CHECK(stream_write_event(w, &st) == 0);
+	for (i = 0; i < 200; i++)
+		event(w, 10 + i, 40, 1, EV_SAMPLE);
+	process(w, 4, 41, 4, 300, "cargo.exe");
+	event(w, 400, 41, 1, EV_SAMPLE);
+	event(w, 401, 21, 1, EV_SAMPLE);
+	end(w, 1);
+}
+
+static void
+test_rundown(void)
+{
+	struct buf in = { 0 };
+	uint64_t spilled, held;
+
+	write_buf(write_rundown, &in);
+	REQUIRE(in.len > 0);
+	held = compare_all("rundown", &in, 8u << 20, &spilled);
+	/* a.exe's 200 samples go out when the rundown ends, not held. */
+	CHECK(held > 0 && held < 100);
+	CHECK(compare_all("rundown, 100 bytes", &in, 100, &spilled) > 0);
+	buf_release(&in);
+}
+
 static void
 test_sections(void)
 {
@@ -531,6 +579,7 @@ main(void)
 {
 	RUN(test_late_definitions);
 	RUN(test_parents);
+	RUN(test_rundown);
 	RUN(test_tree_verdicts);
 	RUN(test_sections);
 	RUN(test_many_waiting);
