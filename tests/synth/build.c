@@ -373,6 +373,43 @@ crate_of(const struct proc *p)
 	return &steps[p->step].crates[p->crate];
 }
 
+int
+build_has_crate(const char *name)
+{
+	int i, j;
+
+	for (i = 0; i < COUNT(steps); i++)
+		for (j = 0; j < steps[i].ncrates; j++)
+			if (strcmp(steps[i].crates[j].name, name) == 0)
+				return 1;
+	return 0;
+}
+
+/*
+ * A process's place in the build (struct proc's ident): the same in two
+ * runs of one seed, whatever the timing, so that --slow-crate can tell
+ * which of its processes the baseline started and ended.
+ */
+static uint64_t
+ident_of(enum program prog, int build, int step, int crate)
+{
+	return (uint64_t)(build + 1) << 32 | (uint64_t)step << 24 |
+	    (uint64_t)crate << 8 | (uint64_t)prog;
+}
+
+/* Gives a new process of the build its place, and tells sim.c. */
+static void
+place(struct sim *s, int child, int build, int step, int crate)
+{
+	struct proc *c = &s->procs[child];
+
+	c->build = build;
+	c->step = step;
+	c->crate = crate;
+	c->ident = ident_of(c->prog, build, step, crate);
+	sim_started(s, c);
+}
+
 /*
  * The compile time of a process's crate: --slow-crate makes one crate a
  * regression, for the tests of etlagg --diff.
@@ -383,15 +420,19 @@ compile_ms(const struct sim *s, const struct proc *p)
 	const struct crate *c = crate_of(p);
 
 	if (s->opt.slow_crate != NULL && strcmp(c->name, s->opt.slow_crate) == 0)
-		return c->compile_ms * s->opt.slow_factor;
+		return (unsigned)(c->compile_ms * s->opt.slow_factor + 0.5);
 	return c->compile_ms;
 }
 
-/* A duration in ticks: `ms` milliseconds, give or take 30%. */
+/*
+ * A duration in ticks: `ms` milliseconds, give or take 30% (the share
+ * is sim.c's: with --slow-crate, the baseline's for the same process
+ * and phase `what`, so that the other crates take as long as there).
+ */
 static uint64_t
-vary_ms(struct sim *s, unsigned ms)
+vary_ms(struct sim *s, const struct proc *p, unsigned ms, unsigned what)
 {
-	return (uint64_t)ms * sim_between(s, 70, 130) / 100 * TICKS_PER_MS;
+	return (uint64_t)ms * sim_share(s, p, what) / 100 * TICKS_PER_MS;
 }
 
 static void
@@ -519,13 +560,19 @@ shell_act(struct sim *s, int cpu, int thread)
 {
 	struct thread *t = &s->threads[thread];
 
+	int child;
+
 	t->wake_at = NEVER;
-	if (proc_of(s, t)->children > 0)
+	if (proc_of(s, t)->children > 0 ||
+	    !sim_may_start(s, ident_of(PROG_PYTHON, s->builds, 0, 0)))
 		return;
-	if (procs_spawn(s, cpu, thread, PROG_PYTHON, PYTHON_CMDLINE) == -1)
+	child = procs_spawn(s, cpu, thread, PROG_PYTHON, PYTHON_CMDLINE);
+	if (child == -1) {
 		t->wake_at = s->now + RETRY;
-	else
-		t->body = CH_CMD_WAIT;
+		return;
+	}
+	place(s, child, s->builds++, 0, 0);
+	t->body = CH_CMD_WAIT;
 }
 
 static void
@@ -545,6 +592,8 @@ python_act(struct sim *s, int cpu, int thread)
 		procs_exit(s, cpu, thread);
 		return;
 	}
+	if (!sim_may_start(s, ident_of(PROG_CARGO, p->build, p->step, 0)))
+		return;
 	t->body = CH_PY_SPAWN;
 	cargo_cmdline(s, &steps[p->step], cmdline, sizeof(cmdline));
 	child = procs_spawn(s, cpu, thread, PROG_CARGO, cmdline);
@@ -552,7 +601,7 @@ python_act(struct sim *s, int cpu, int thread)
 		t->wake_at = s->now + RETRY;
 		return;
 	}
-	s->procs[child].step = p->step++;
+	place(s, child, p->build, p->step++, 0);
 	t->body = CH_PY_WAIT;
 }
 
@@ -561,7 +610,9 @@ cargo_may_start(const struct sim *s, const struct proc *p)
 {
 	const struct step *st = &steps[p->step];
 
-	if (p->next_crate == st->ncrates || p->children >= s->ncpus)
+	if (p->next_crate == st->ncrates || p->children >= s->ncpus ||
+	    !sim_may_start(s, ident_of(st->compiler, p->build, p->step,
+	    p->next_crate)))
 		return 0;
 	return !st->crates[p->next_crate].barrier || p->children == 0;
 }
@@ -583,8 +634,7 @@ cargo_start_rustc(struct sim *s, int cpu, int thread)
 		t->wake_at = s->now + RETRY;
 		return;
 	}
-	s->procs[child].step = p->step;
-	s->procs[child].crate = p->next_crate++;
+	place(s, child, p->build, p->step, p->next_crate++);
 	/* Stay on the processor while there may be more to start. */
 	t->wake_at = s->now;
 }
@@ -620,7 +670,8 @@ start_codegen(struct sim *s, int cpu, int thread)
 	if (workers > s->ncpus)
 		workers = s->ncpus;
 	t->body = CH_RUSTC_SPAWN_WORKER;
-	set_phase(s, p, PH_CODEGEN, vary_ms(s, compile_ms(s, p) * 45 / 100));
+	set_phase(s, p, PH_CODEGEN, vary_ms(s, p, compile_ms(s, p) * 45 / 100,
+	    PH_CODEGEN));
 	for (i = 0; i < workers; i++)
 		procs_add_thread(s, cpu, thread, t->proc, TR_CODEGEN,
 		    "opt cgu.0");
@@ -636,6 +687,10 @@ end_codegen(struct sim *s, int cpu, int thread)
 	char cmdline[CMDLINE_MAX];
 	int i, child;
 
+	/* Past the baseline's reach (--slow-crate), no link.exe starts. */
+	if (crate_of(p)->link_ms != 0 && !sim_may_start(s,
+	    ident_of(PROG_LINK, p->build, p->step, p->crate)))
+		return;
 	for (i = p->nthreads - 1; i >= 0; i--)
 		if (s->threads[p->threads[i]].role == TR_CODEGEN)
 			procs_end_thread(s, cpu, p->threads[i]);
@@ -650,8 +705,7 @@ end_codegen(struct sim *s, int cpu, int thread)
 		procs_exit(s, cpu, thread);
 		return;
 	}
-	s->procs[child].step = p->step;
-	s->procs[child].crate = p->crate;
+	place(s, child, p->build, p->step, p->crate);
 	set_phase(s, p, PH_LINKING, 0);
 	t->body = CH_RUSTC_LINK_WAIT;
 }
@@ -755,7 +809,7 @@ rustc_main_first_run(struct sim *s, int cpu, int thread)
 
 	t->body = CH_RUSTC_MAIN_SPAWN;
 	set_phase(s, p, PH_FRONTEND,
-	    vary_ms(s, compile_ms(s, p) * 55 / 100));
+	    vary_ms(s, p, compile_ms(s, p) * 55 / 100, PH_FRONTEND));
 	procs_add_thread(s, cpu, thread, t->proc, TR_COMPILER, "rustc");
 	t->body = CH_RUSTC_MAIN_INIT;
 }
@@ -777,7 +831,8 @@ main_first_run(struct sim *s, int cpu, int thread)
 	case PROG_LINK:
 		/* mspdbcore keeps its own heap. */
 		memory_heap_create(s, cpu, thread, 1);
-		set_phase(s, p, PH_RUNNING, vary_ms(s, crate_of(p)->link_ms));
+		set_phase(s, p, PH_RUNNING, vary_ms(s, p, crate_of(p)->link_ms,
+		    PH_RUNNING));
 		break;
 	default:
 		/* python and cargo get to work at once. */

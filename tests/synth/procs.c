@@ -419,6 +419,8 @@ procs_exit(struct sim *s, int cpu, int thread)
 	log_process(s, cpu, HOOK_PROCESS_END, t->tid, sim_stamp(s), p, 0);
 	s->closing--;
 	write_process_line(s, p);
+	if (p->ident != 0)
+		sim_ended(s, p);
 	sched_leave(s, cpu);
 	forget_thread(s, thread);
 	p->live = 0;

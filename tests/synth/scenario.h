@@ -28,9 +28,14 @@ struct scenario_options {
 	uint64_t	event_limit;	/* exact event count, or 0 */
 	uint64_t	size_limit;	/* stop at this file size, or 0 */
 	int		lossy;		/* memory: lose a snapshot chunk */
-	/* rustc-build: this crate compiles `slow_factor` times as long. */
+	/*
+	 * rustc-build: this crate compiles `slow_factor` times as long,
+	 * and the limits above are those of the build without it
+	 * (sim.c): the trace runs on until it has done what that build
+	 * did.
+	 */
 	const char	*slow_crate;
-	unsigned	slow_factor;
+	double		slow_factor;
 };
 
 /* What etlw_open() needs to know before the scenario starts. */
@@ -42,6 +47,9 @@ void	scenario_trace_info(const struct scenario_options *o,
  * both ends.
  */
 uint64_t scenario_min_events(const struct scenario_options *o);
+
+/* Whether `name` is the --crate-name of a crate of the build. */
+int	scenario_has_crate(const char *name);
 
 /*
  * Runs the scenario into `w` (opened with scenario_trace_info()), up to

@@ -11,6 +11,16 @@
  * size of the closing rundown in view, stops switching threads and
  * starting work when few events are left ("winding down"), and from then
  * on writes only samples, without their stacks once those would not fit.
+ *
+ * With --slow-crate the limits are the baseline's: the build without the
+ * slow crate runs first, into a scratch file, to learn its reach (struct
+ * reach: which processes of the build it started and ended, when it
+ * stopped, and the durations it drew for them).  The slow build takes
+ * the other processes' durations from it, starts none that it did not,
+ * and runs until each one the baseline started has started and each one
+ * it ended has ended, and at least as long as the baseline: its trace
+ * holds the same crates, is longer rather than cut short, and cuts none
+ * that the baseline completed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/platform.h"
 #include "etlwrite.h"
 #include "manifest.h"
 #include "programs.h"
@@ -40,6 +51,8 @@
 #define LOSS_GAP_MIN		150000
 #define LOSS_GAP_MAX		1500000
 #define LOST_MAX		25
+/* A slow run ends by this many seconds past (factor + 1) baselines. */
+#define SLOW_SLACK_S		60
 
 enum timer {
 	TIMER_SAMPLE,
@@ -94,6 +107,112 @@ sim_budget(const struct sim *s)
 		return UINT64_MAX;
 	used = s->w->events + s->closing + (uint64_t)s->stacks.live_keys;
 	return used >= s->opt.event_limit ? 0 : s->opt.event_limit - used;
+}
+
+/* Whether `ident` is listed in `list`. */
+static int
+listed(const uint64_t *list, size_t n, uint64_t ident)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == ident)
+			return 1;
+	return 0;
+}
+
+static void
+add_ident(uint64_t **list, size_t *n, size_t *cap, uint64_t ident, int *oom)
+{
+	uint64_t *p;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		if ((p = realloc(*list, *cap * sizeof(*p))) == NULL) {
+			*oom = 1;
+			*cap /= 2;
+			return;
+		}
+		*list = p;
+	}
+	(*list)[(*n)++] = ident;
+}
+
+static void
+add_share(struct reach *r, uint64_t key, uint64_t share)
+{
+	struct share *p;
+
+	if (r->nshares == r->cap_shares) {
+		r->cap_shares = r->cap_shares ? r->cap_shares * 2 : 64;
+		if ((p = realloc(r->shares, r->cap_shares *
+		    sizeof(*p))) == NULL) {
+			r->oom = 1;
+			r->cap_shares /= 2;
+			return;
+		}
+		r->shares = p;
+	}
+	r->shares[r->nshares].key = key;
+	r->shares[r->nshares++].share = share;
+}
+
+/*
+ * The share of its nominal length, in per cent (70 to 130), that phase
+ * `what` of a process of the build takes: drawn from the run's
+ * generator; but with --slow-crate the baseline's draw for the same
+ * process and phase, since the slow crate changes the order of the
+ * draws.  The draw is made all the same, so that the run's numbers
+ * follow the baseline's until they part.
+ */
+uint64_t
+sim_share(struct sim *s, const struct proc *p, unsigned what)
+{
+	uint64_t share = sim_between(s, 70, 130);
+	uint64_t key = p->ident ^ (uint64_t)what << 56;
+	struct reach *r = s->record;
+
+	size_t i;
+
+	if (r != NULL)
+		add_share(r, key, share);
+	for (i = 0; s->until != NULL && i < s->until->nshares; i++)
+		if (s->until->shares[i].key == key)
+			return s->until->shares[i].share;
+	return share;
+}
+
+/* Whether the build's process at `ident` may start (--slow-crate). */
+int
+sim_may_start(const struct sim *s, uint64_t ident)
+{
+	return s->until == NULL ||
+	    listed(s->until->started, s->until->nstarted, ident);
+}
+
+void
+sim_started(struct sim *s, const struct proc *p)
+{
+	struct reach *r = s->record;
+
+	if (r != NULL)
+		add_ident(&r->started, &r->nstarted, &r->cap_started,
+		    p->ident, &r->oom);
+	if (s->until != NULL)
+		s->begun++;	/* sim_may_start() let only those through */
+}
+
+void
+sim_ended(struct sim *s, const struct proc *p)
+{
+	struct reach *r = s->record;
+
+	if (r != NULL)
+		add_ident(&r->ended, &r->nended, &r->cap_ended, p->ident,
+		    &r->oom);
+	if (s->until != NULL &&
+	    listed(s->until->ended, s->until->nended, p->ident))
+		s->reached++;
 }
 
 static int
@@ -189,6 +308,19 @@ maybe_lose_events(struct sim *s)
 	    LOSS_GAP_MAX);
 }
 
+/* The slow build has reached the baseline's reach, or gone far past. */
+static int
+reached(const struct sim *s)
+{
+	uint64_t ran = s->now - s->t0, end = s->until->end;
+
+	if (ran > (uint64_t)((double)end * (s->opt.slow_factor + 1)) +
+	    SLOW_SLACK_S * 1000 * (uint64_t)TICKS_PER_MS)
+		return 1;
+	return ran >= end && s->begun >= s->until->nstarted &&
+	    s->reached >= s->until->nended;
+}
+
 static int
 should_stop(struct sim *s)
 {
@@ -196,6 +328,8 @@ should_stop(struct sim *s)
 
 	if (s->w->failed)
 		return 1;
+	if (s->until != NULL)
+		return reached(s);
 	if (s->opt.size_limit != 0 && s->w->bytes >= s->opt.size_limit)
 		return 1;
 	budget = sim_budget(s);
@@ -230,9 +364,13 @@ run(struct sim *s)
 	}
 }
 
-int
-scenario_run(const struct scenario_options *o, struct etl_writer *w,
-    FILE *manifest)
+/*
+ * One run of the build into `w`: to its limits, to `until`'s reach, and
+ * keeping its own in `record` when not NULL.
+ */
+static int
+simulate(const struct scenario_options *o, struct etl_writer *w,
+    FILE *manifest, struct reach *record, const struct reach *until)
 {
 	struct sim *s;
 	int status;
@@ -244,6 +382,8 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
 	s->w = w;
 	s->manifest = manifest;
 	s->ncpus = o->ncpus;
+	s->record = record;
+	s->until = until;
 	if (alloc_tables(s) == -1) {
 		free(s);
 		return -1;
@@ -251,6 +391,8 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
 	programs_init();
 	start(s);
 	run(s);
+	if (record != NULL)
+		record->end = s->now - s->t0;
 	procs_end_rundown(s, 0);
 	stacks_write_manifest(&s->stacks, manifest);
 	status = symbols_write_manifest(&s->stacks, manifest);
@@ -262,4 +404,63 @@ scenario_run(const struct scenario_options *o, struct etl_writer *w,
 	free(s->threads);
 	free(s);
 	return status;
+}
+
+int
+scenario_has_crate(const char *name)
+{
+	return build_has_crate(name);
+}
+
+/*
+ * --slow-crate: the build without it, to the limits, into a scratch
+ * file, for its reach.  @return : 0, or -1 (errno set).
+ */
+static int
+baseline_reach(const struct scenario_options *o, const struct etl_writer *w,
+    struct reach *r)
+{
+	struct scenario_options base = *o;
+	struct etl_writer bw;
+	FILE *etl = platform_scratch_file(), *manifest = platform_scratch_file();
+	int rc = -1;
+
+	base.slow_crate = NULL;
+	base.slow_factor = 1;
+	if (etl != NULL && manifest != NULL && etlw_open(&bw, etl,
+	    &w->info) == 0) {
+		rc = simulate(&base, &bw, manifest, r, NULL);
+		if (rc == 0 && (bw.failed || r->oom)) {
+			errno = bw.failed ? bw.error : ENOMEM;
+			rc = -1;
+		}
+		etlw_release(&bw);
+	}
+	if (etl != NULL)
+		fclose(etl);
+	if (manifest != NULL)
+		fclose(manifest);
+	return rc;
+}
+
+int
+scenario_run(const struct scenario_options *o, struct etl_writer *w,
+    FILE *manifest)
+{
+	struct scenario_options slow = *o;
+	struct reach r;
+	int rc;
+
+	if (o->slow_crate == NULL)
+		return simulate(o, w, manifest, NULL, NULL);
+	memset(&r, 0, sizeof(r));
+	rc = baseline_reach(o, w, &r);
+	/* The baseline's reach is the only limit of the slow build. */
+	slow.event_limit = slow.size_limit = 0;
+	if (rc == 0)
+		rc = simulate(&slow, w, manifest, NULL, &r);
+	free(r.started);
+	free(r.ended);
+	free(r.shares);
+	return rc;
 }

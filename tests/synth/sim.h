@@ -89,8 +89,10 @@ struct proc {
 	enum phase		phase;
 	uint64_t		phase_start;
 	uint64_t		phase_end;
+	int			build;		/* python and below: which */
 	int			step;		/* python, cargo */
 	int			crate;		/* rustc, link.exe */
+	uint64_t		ident;		/* its place in the build, or 0 */
 	int			next_crate;	/* cargo: next to start */
 	int			children;	/* live child processes */
 	/* Memory (memory.c) and the manifest's ground truth. */
@@ -126,8 +128,32 @@ struct cpu {
 	uint64_t	next_action;
 };
 
+/*
+ * How far a run got, by the places of the build's processes (struct
+ * proc's ident): those started and those ended, and when it stopped.
+ * --slow-crate runs the build without the slow crate first, to learn
+ * its reach, then runs the slow build to it (sim.c).
+ */
+struct reach {
+	uint64_t	 end;		/* ticks after the trace's start */
+	uint64_t	*started, *ended;
+	size_t		 nstarted, nended, cap_started, cap_ended;
+	/* The shares of durations drawn (sim_share()), by process, phase. */
+	struct share {
+		uint64_t	 key;
+		uint64_t	 share;
+	}		*shares;
+	size_t		 nshares, cap_shares;
+	int		 oom;
+};
+
 struct sim {
 	struct scenario_options	 opt;
+	struct reach		*record;	/* the baseline's, being made */
+	const struct reach	*until;		/* the baseline's, to reach */
+	size_t			 begun;		/* of until->started, started */
+	size_t			 reached;	/* of until->ended, ended */
+	int			 builds;	/* started by cmd */
 	struct etl_writer	*w;
 	FILE			*manifest;
 	struct rng		 rng;
@@ -160,6 +186,10 @@ struct sim {
 uint64_t	 sim_stamp(struct sim *s);
 uint64_t	 sim_between(struct sim *s, uint64_t lo, uint64_t hi);
 uint64_t	 sim_budget(const struct sim *s);
+uint64_t	 sim_share(struct sim *s, const struct proc *p, unsigned what);
+int		 sim_may_start(const struct sim *s, uint64_t ident);
+void		 sim_started(struct sim *s, const struct proc *p);
+void		 sim_ended(struct sim *s, const struct proc *p);
 
 /* sched.c */
 void		 sched_init_cpus(struct sim *s);
@@ -198,6 +228,7 @@ void		 memory_virtual_op(struct sim *s, int cpu, int thread,
 		    uint64_t min_size, uint64_t max_size);
 
 /* build.c */
+int		 build_has_crate(const char *name);
 void		 build_act(struct sim *s, int cpu, int thread);
 void		 build_first_run(struct sim *s, int cpu, int thread);
 void		 build_child_exited(struct sim *s, int parent);
