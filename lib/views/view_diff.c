@@ -3,7 +3,8 @@
  * (view_diff.h).  Each side's tables are read whole, rows kept by key in
  * an intern table (a row is its key's id); rows with the same key add
  * up.  The output walks the input's rows, then the base's rows that had
- * no partner, and sorts them by the weight's delta.
+ * no partner, and ranks them by the score of the weight's change
+ * (view_diff.h): complete rows first, by the change beyond its noise.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "base/intern.h"
 #include "base/platform.h"
 #include "view_diff.h"
+#include "view_diff_rank.h"
 
 #define MAX_TABLES	16
 #define MAX_COLS	64
@@ -35,6 +37,8 @@ struct dtable {
 	struct value **rows;		/* cells, strings owned */
 	size_t cap;
 	int order, pid, tid, weight, samples;	/* columns, or -1 */
+	int cut;			/* the column that says cut, or -1 */
+	const char *cut_value;		/* its text then; NULL: a true bool */
 	/* While reading: the rows in their order, before keys are made. */
 	struct value **raw;
 	size_t nraw, rawcap;
@@ -56,7 +60,7 @@ static const char *const identities[] = {
 	"pid", "ppid", "tid", "start", "start_s", "start_ns", "start_utc",
 	"end", "end_s", "end_ns", "end_utc", "last_seen", "trace_end",
 	"cmdline", "exit_status", "end_state", "crate_type", "opt_level",
-	"incremental", NULL
+	"incremental", "instance", NULL
 };
 /* The numbers of an event's identity in the stats table. */
 static const char *const stats_keys[] = {
@@ -64,6 +68,24 @@ static const char *const stats_keys[] = {
 };
 static const char *const order_columns[] = {
 	"start", "start_ns", "start_s", "start_utc", NULL
+};
+
+/*
+ * The tables whose rows are ranked by another weight than the default
+ * (the samples, else the CPU time, else the last integer column), and
+ * those whose rows can be cut off by the end of a trace, with the column
+ * that says so: a process still running when its trace ended has lower
+ * bounds for figures.
+ */
+static const struct diff_spec {
+	const char *table;
+	const char *weight;	/* NULL: the default */
+	const char *cut;	/* NULL: no row is cut */
+	const char *cut_value;	/* the cut column's text; NULL: a true bool */
+} specs[] = {
+	/* The build waits for a crate's wall time, not for its CPU. */
+	{ "crates", "wall", "wall_cut", NULL },
+	{ "processes", NULL, "end_state", "running" },
 };
 
 static int
@@ -108,6 +130,37 @@ preferred(const struct dtable *t, int col)
 }
 
 static int
+column_named(const struct dtable *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The table's spec, if it has one: its weight and its cut column. */
+static void
+apply_spec(struct dtable *t)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		if (strcmp(specs[i].table, t->name) != 0)
+			continue;
+		if ((c = column_named(t, specs[i].weight)) >= 0 &&
+		    t->cols[c].role == COUNTED)
+			t->weight = c;
+		if ((c = column_named(t, specs[i].cut)) >= 0) {
+			t->cut = c;
+			t->cut_value = specs[i].cut_value;
+		}
+	}
+}
+
+static int
 add_table(struct view_diff *d, int side, const struct stream_table *t)
 {
 	struct dtable *dt;
@@ -121,6 +174,7 @@ add_table(struct view_diff *d, int side, const struct stream_table *t)
 	dt = &d->tables[side][d->ntables[side]++];
 	memset(dt, 0, sizeof(*dt));
 	dt->order = dt->pid = dt->tid = dt->weight = dt->samples = -1;
+	dt->cut = -1;
 	dt->id = t->id;
 	dt->ncols = t->ncols;
 	if ((dt->name = platform_strndup(t->name, strlen(t->name))) == NULL)
@@ -152,6 +206,7 @@ add_table(struct view_diff *d, int side, const struct stream_table *t)
 		    "samples") == 0))
 			dt->weight = (int)i;
 	}
+	apply_spec(dt);
 	return 0;
 }
 
@@ -557,29 +612,7 @@ make_keys(struct dtable *t)
 	return rc;
 }
 
-/* ---- writing ---- */
-
-struct out_row {
-	const struct value *base, *input;	/* either may be NULL */
-	const char *key;
-	size_t keylen;
-	double delta;				/* of the weight */
-};
-
-static int
-cmp_out(const void *pa, const void *pb)
-{
-	const struct out_row *a = pa, *b = pb;
-	double x = fabs(a->delta), y = fabs(b->delta);
-	size_t n = a->keylen < b->keylen ? a->keylen : b->keylen;
-	int c;
-
-	if (x != y)
-		return x > y ? -1 : 1;
-	if ((c = memcmp(a->key, b->key, n)) != 0)
-		return c;
-	return a->keylen < b->keylen ? -1 : a->keylen > b->keylen;
-}
+/* ---- joining ---- */
 
 static double
 total_of(const struct dtable *t, int col)
@@ -592,11 +625,70 @@ total_of(const struct dtable *t, int col)
 	return sum;
 }
 
+/* Whether a side's row ran past the end of its trace. */
+static int
+is_cut(const struct dtable *t, const struct value *cells)
+{
+	const struct value *v;
+
+	if (cells == NULL || t->cut < 0)
+		return 0;
+	v = &cells[t->cut];
+	if (t->cut_value == NULL)
+		return v->type == VAL_BOOL && v->v.u != 0;
+	return v->type == VAL_STR && v->v.s.len == strlen(t->cut_value) &&
+	    memcmp(v->v.s.ptr, t->cut_value, v->v.s.len) == 0;
+}
+
+/* Both sides' rows of one table, joined.  @return : count. */
+static size_t
+join(const struct dtable *in, const struct dtable *base, struct diff_row *o)
+{
+	size_t n = 0, len;
+	uint32_t i, id;
+	const char *key;
+	int w = in->weight;
+
+	for (i = 0; i < in->keys.count; i++) {
+		key = intern_key(&in->keys, i + 1, &len);
+		id = base != NULL ? intern_find(&base->keys, key, len) : 0;
+		o[n] = (struct diff_row){ id ? base->rows[id - 1] : NULL,
+		    in->rows[i], key, len, 0, 0, 0, 0 };
+		n++;
+	}
+	for (i = 0; base != NULL && i < base->keys.count; i++) {
+		key = intern_key(&base->keys, i + 1, &len);
+		if (intern_find(&in->keys, key, len) == 0)
+			o[n++] = (struct diff_row){ base->rows[i], NULL, key,
+			    len, 0, 0, 0, 0 };
+	}
+	for (i = 0; i < n; i++) {
+		o[i].cut = is_cut(in, o[i].base) || is_cut(in, o[i].input);
+		o[i].known = w >= 0 &&
+		    !(o[i].base && o[i].base[w].type == VAL_NULL) &&
+		    !(o[i].input && o[i].input[w].type == VAL_NULL);
+		if (o[i].known)
+			o[i].delta = (o[i].input ?
+			    value_number(&o[i].input[w]) : 0) -
+			    (o[i].base ? value_number(&o[i].base[w]) : 0);
+	}
+	return n;
+}
+
+/* ---- writing ---- */
+
 /* A per cent of a share in per cent would mean nothing. */
 static int
 has_pct(const struct dcol *c)
 {
 	return strcmp(c->unit, "%") != 0;
+}
+
+/* The type of a counted column's delta. */
+static enum value_type
+delta_type(const struct dcol *c)
+{
+	return c->type == VAL_F64 || c->type == VAL_NS ? c->type : VAL_I64;
 }
 
 /* The output schema: a counted column becomes three or four; 0, -1. */
@@ -622,33 +714,38 @@ write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
 			cols[n].name = names[n];
 			cols[n].unit = k == 3 ? "%" : c->unit;
 			cols[n].type = k == 3 ? VAL_F64 : k == 2 ?
-			    (c->type == VAL_F64 || c->type == VAL_NS ? c->type :
-			    VAL_I64) : c->type;
+			    delta_type(c) : c->type;
 		}
 	}
-	if (t->samples >= 0)
+	if (t->cut >= 0)
+		cols[n++] = (struct stream_column){ "cut", VAL_BOOL, "" };
+	if (t->weight >= 0) {
+		cols[n++] = (struct stream_column){ "score",
+		    delta_type(&t->cols[t->weight]), t->cols[t->weight].unit };
 		cols[n++] = (struct stream_column){ "within_noise", VAL_BOOL,
 		    "" };
+	}
 	st.ncols = *ncols = n;
 	return stream_write_table(w, &st);
 }
 
-/* Whether the samples' change is within twice its binomial error. */
-static int
-within_noise(double a, double b, double A, double B)
+/* The score, in the type of the weight's delta; empty when not known. */
+static struct value
+score_cell(const struct dtable *t, const struct diff_row *o)
 {
-	double pa = A > 0 ? a / A : 0, pb = B > 0 ? b / B : 0;
-	double d = b - (A > 0 ? a * B / A : 0);
-	double var = (A > 0 ? pa * (1 - pa) / A : 0) +
-	    (B > 0 ? pb * (1 - pb) / B : 0);
+	enum value_type type = delta_type(&t->cols[t->weight]);
 
-	return fabs(d) <= 2 * B * sqrt(var);
+	if (o->cut || !o->known)
+		return (struct value){ VAL_NULL, { 0 } };
+	if (type == VAL_F64)
+		return (struct value){ VAL_F64, { .f = o->score } };
+	return (struct value){ type, { .i = (int64_t)(o->score +
+	    (o->score < 0 ? -0.5 : 0.5)) } };
 }
 
 static int
 write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
-    const struct out_row *o, struct value *cells, size_t ncells,
-    double A, double B)
+    const struct diff_row *o, struct value *cells, size_t ncells)
 {
 	const struct value *shown = o->input ? o->input : o->base;
 	struct stream_row r = { id, ncells, cells };
@@ -692,10 +789,15 @@ write_row(struct stream_writer *w, const struct dtable *t, stream_id id,
 			cells[n].type = VAL_NULL;
 		n++;
 	}
-	if (t->samples >= 0)
-		cells[n++] = (struct value){ VAL_BOOL, { .u = within_noise(
-		    o->base ? value_number(&o->base[t->samples]) : 0,
-		    o->input ? value_number(&o->input[t->samples]) : 0, A, B) } };
+	if (t->cut >= 0)
+		cells[n++] = (struct value){ VAL_BOOL, { .u = (uint64_t)o->cut } };
+	if (t->weight >= 0) {
+		cells[n++] = score_cell(t, o);
+		cells[n] = (struct value){ VAL_BOOL, { .u = o->score == 0 } };
+		if (o->cut || !o->known)
+			cells[n].type = VAL_NULL;
+		n++;
+	}
 	return stream_write_row(w, &r);
 }
 
@@ -710,32 +812,17 @@ partner(const struct view_diff *d, const struct dtable *t)
 	return NULL;
 }
 
-/* Both sides' rows of one table, joined and sorted.  @return : count. */
-static size_t
-join(const struct dtable *in, const struct dtable *base, struct out_row *o)
+/* Scores and sorts the joined rows by the weight's change. */
+static int
+rank(const struct dtable *in, const struct dtable *base, struct diff_row *o,
+    size_t n)
 {
-	size_t n = 0, len;
-	uint32_t i, id;
-	const char *key;
+	const struct dcol *c = &in->cols[in->weight];
+	struct diff_weight w = { in->weight, c->type, c->unit,
+	    in->weight == in->samples, base ? total_of(base, in->samples) : 0,
+	    total_of(in, in->samples) };
 
-	for (i = 0; i < in->keys.count; i++) {
-		key = intern_key(&in->keys, i + 1, &len);
-		id = base != NULL ? intern_find(&base->keys, key, len) : 0;
-		o[n] = (struct out_row){ id ? base->rows[id - 1] : NULL,
-		    in->rows[i], key, len, 0 };
-		n++;
-	}
-	for (i = 0; base != NULL && i < base->keys.count; i++) {
-		key = intern_key(&base->keys, i + 1, &len);
-		if (intern_find(&in->keys, key, len) == 0)
-			o[n++] = (struct out_row){ base->rows[i], NULL, key,
-			    len, 0 };
-	}
-	for (i = 0; i < n && in->weight >= 0; i++)
-		o[i].delta = (o[i].input ? value_number(&o[i].input[in->weight]) : 0) -
-		    (o[i].base ? value_number(&o[i].base[in->weight]) : 0);
-	qsort(o, n, sizeof(*o), cmp_out);
-	return n;
+	return diff_rank(o, n, &w);
 }
 
 static int
@@ -743,12 +830,11 @@ write_table(struct view_diff *d, struct stream_writer *w,
     const struct dtable *in, stream_id id)
 {
 	const struct dtable *base = partner(d, in);
-	struct stream_column cols[MAX_COLS * 4 + 1];
-	static char names[MAX_COLS * 4 + 1][80];
-	struct value cells[MAX_COLS * 4 + 1];
+	struct stream_column cols[MAX_COLS * 4 + 3];
+	static char names[MAX_COLS * 4 + 3][80];
+	struct value cells[MAX_COLS * 4 + 3];
 	size_t n, i, ncols;
-	struct out_row *o;
-	double A, B;
+	struct diff_row *o;
 	int rc;
 
 	if (base != NULL && (base->ncols != in->ncols || base->weight !=
@@ -758,11 +844,11 @@ write_table(struct view_diff *d, struct stream_writer *w,
 	if ((o = calloc(n ? n : 1, sizeof(*o))) == NULL)
 		return -1;
 	n = join(in, base, o);
-	A = base ? total_of(base, in->samples) : 0;
-	B = total_of(in, in->samples);
-	rc = write_schema(w, in, id, cols, names, &ncols);
+	rc = in->weight >= 0 ? rank(in, base, o, n) : 0;
+	if (rc == 0)
+		rc = write_schema(w, in, id, cols, names, &ncols);
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = write_row(w, in, id, &o[i], cells, ncols, A, B);
+		rc = write_row(w, in, id, &o[i], cells, ncols);
 	free(o);
 	return rc;
 }

@@ -24,15 +24,17 @@
  * column that is itself a share in per cent).  A row of one
  * side only has the other side's X empty (not 0), its delta taken as
  * from 0, and no per cent. A row of both sides with X empty on one (a figure
- * that run cannot give) has no delta.  Rows come by the largest absolute delta of
- * the table's weight (its last integer column, the one that stackrows.h
- * draws), then by key.
+ * that run cannot give) has no delta.
  *
- * Noise: in a table with a "samples" column, within_noise is 1 for a row
- * whose change in its share of the samples, scaled to the new total,
- *	d = b - a * B / A	(a, b the row's samples; A, B the totals),
- * is at most twice its binomial standard error,
- *	B * sqrt(pa (1 - pa) / A + pb (1 - pb) / B),  pa = a / A, pb = b / B.
+ * Each table has a weight: the wall time in crates (the build waits for
+ * a crate's wall, not for its CPU), else its samples, else its CPU time,
+ * else its last integer counted column.  Three columns follow the
+ * table's: cut (in crates and processes: the row ran past the end of
+ * either trace, by wall_cut or an end_state "running", so its figures
+ * there are lower bounds), score (the change of the weight beyond its
+ * noise, view_diff_rank.h; empty for a cut row) and within_noise (a
+ * score of 0).  Rows are ranked by the score, the cut rows after all
+ * complete ones, so that the cause of a change comes first.
  */
 #ifndef VIEW_DIFF_H
 #define VIEW_DIFF_H
