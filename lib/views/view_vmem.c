@@ -25,8 +25,10 @@
  * outstanding bytes do, so that impacting bytes are always the change of
  * outstanding bytes from T0 to T1.
  *
- * --timeline gives outstanding commit per process every --step ms, and a
- * zero at each exit.
+ * --timeline gives outstanding commit per process every --step ms, a
+ * zero at each exit, and each process's peak (its peak_outstanding_bytes)
+ * at the time it was first reached, so that a drawing at any step shows
+ * and labels the true peak, not the highest of its samples.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -64,6 +66,8 @@ struct vproc {
 	struct vmem_map map;
 	struct memw w;
 	int64_t end_ns;
+	int64_t peak_ns;		/* when w.v[W_PEAK] was first reached */
+	size_t peak_row;		/* the timeline rows written before it */
 	int used, ended;
 	int cut;			/* ended by its section's end */
 };
@@ -443,8 +447,11 @@ on_vmem(struct view *v, const struct stream_reader *r,
 	else if (ev->h.op == EVOP_DCSTART)
 		rc = rundown(v, r, ev, index, vp);
 	vp->w.v[W_OUTSTANDING] = (int64_t)vp->map.committed;
-	if (vp->w.v[W_OUTSTANDING] > vp->w.v[W_PEAK])
+	if (vp->w.v[W_OUTSTANDING] > vp->w.v[W_PEAK]) {
 		vp->w.v[W_PEAK] = vp->w.v[W_OUTSTANDING];
+		vp->peak_ns = ev->h.ts;
+		vp->peak_row = v->nrows;
+	}
 	return rc;
 }
 
@@ -897,6 +904,85 @@ tl_labels(const struct view *v, struct intern *labels, uint32_t *id)
 	return rc;
 }
 
+/* A process's peak, and the row of the timeline it goes before. */
+struct tl_peak {
+	size_t before;
+	int64_t ns;
+	uint32_t proc;
+};
+
+static int
+cmp_peaks(const void *a, const void *b)
+{
+	const struct tl_peak *x = a, *y = b;
+
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+/*
+ * A peak shares its time with a row of its process written after it
+ * (the step's, or the exit's, at the same nanosecond): that row becomes
+ * the peak, the highest state at that time, so that a process and a
+ * time stay one row (--merge keys them so).  @return : whether it did.
+ */
+static int
+tl_fold_peak(struct view *v, const struct tl_peak *pk)
+{
+	uint64_t peak = (uint64_t)v->procs[pk->proc].w.v[W_PEAK];
+	size_t j;
+
+	for (j = pk->before; j < v->nrows && v->rows[j].ns == pk->ns; j++)
+		if (v->rows[j].proc == pk->proc) {
+			if (peak > v->rows[j].bytes)
+				v->rows[j].bytes = peak;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * The timeline's rows with each process's peak among them, where and
+ * when it was first reached: into a new array *out of *n rows.  The
+ * rows written after a peak's event are at its time or later, so the
+ * order of time holds.  @return : 0, or -1 if out of memory.
+ */
+static int
+tl_with_peaks(struct view *v, struct tl_row **out, size_t *n)
+{
+	struct tl_peak *pk = malloc((v->procs_cap + 1) * sizeof(*pk));
+	struct tl_row *rows = malloc((v->nrows + v->procs_cap + 1) *
+	    sizeof(*rows));
+	size_t np = 0, i, k = 0, m = 0;
+
+	if (pk == NULL || rows == NULL) {
+		free(pk);
+		free(rows);
+		return -1;
+	}
+	for (i = 0; i < v->procs_cap; i++)
+		if (v->procs[i].used && v->procs[i].w.v[W_PEAK] > 0)
+			pk[np++] = (struct tl_peak){ v->procs[i].peak_row,
+			    v->procs[i].peak_ns, (uint32_t)i };
+	qsort(pk, np, sizeof(*pk), cmp_peaks);
+	for (i = 0; i <= v->nrows; i++) {
+		for (; k < np && pk[k].before == i; k++)
+			if (!tl_fold_peak(v, &pk[k]))
+				rows[m++] = (struct tl_row){ pk[k].ns,
+				    pk[k].proc,
+				    (uint64_t)v->procs[pk[k].proc].w.v[W_PEAK] };
+		if (i < v->nrows)
+			rows[m++] = v->rows[i];
+	}
+	free(pk);
+	*out = rows;
+	*n = m;
+	return 0;
+}
+
 static int
 write_timeline(struct view *v, struct stream_writer *w)
 {
@@ -909,28 +995,30 @@ write_timeline(struct view *v, struct stream_writer *w)
 	struct stream_row row = { 1, 5, cells };
 	struct intern labels = { 0 };
 	uint32_t *id = calloc(v->procs_cap + 1, sizeof(*id));
+	struct tl_row *rows = NULL;
 	const char *label;
-	size_t i, len;
+	size_t i, n = 0, len;
 	int rc;
 
-	if (id == NULL || tl_labels(v, &labels, id) != 0) {
+	if (id == NULL || tl_labels(v, &labels, id) != 0 ||
+	    tl_with_peaks(v, &rows, &n) != 0) {
 		free(id);
 		intern_release(&labels);
 		return -1;
 	}
 	rc = view_write_table(w, 1, "vmem_timeline", cols, 5);
-	for (i = 0; i < v->nrows && rc == 0; i++) {
-		const struct proc *p = proctab_get(v->pt, v->rows[i].proc);
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct proc *p = proctab_get(v->pt, rows[i].proc);
 
-		label = intern_key(&labels, id[v->rows[i].proc], &len);
-		cells[0] = (struct value){ .type = VAL_NS, .v.i =
-		    v->rows[i].ns };
+		label = intern_key(&labels, id[rows[i].proc], &len);
+		cells[0] = (struct value){ .type = VAL_NS, .v.i = rows[i].ns };
 		cells[1] = strv(label, len);
 		cells[2] = u64v(p->pid);
 		cells[3] = start_value(p);
-		cells[4] = u64v((int64_t)v->rows[i].bytes);
+		cells[4] = u64v((int64_t)rows[i].bytes);
 		rc = stream_write_row(w, &row);
 	}
+	free(rows);
 	free(id);
 	intern_release(&labels);
 	return rc;
