@@ -22,12 +22,13 @@
 #define WIDTH		1200
 #define HEIGHT		600
 #define LEFT		90
-#define RIGHT		260		/* the legend */
+#define RIGHT		290		/* the legend */
 #define TOP		50
 #define BOTTOM		50
 #define COLOURED	10		/* series drawn in colour and labelled */
 #define TICKS		6
 #define LEGEND_ROW	32		/* a label, its peak and time below */
+#define LEGEND_CHARS	36		/* of a label in the legend */
 
 struct point {
 	uint32_t series;
@@ -345,6 +346,29 @@ y_of(double v, double vmax)
 	return HEIGHT - BOTTOM - v / vmax * (HEIGHT - TOP - BOTTOM);
 }
 
+/*
+ * A label in the legend, cut to LEGEND_CHARS: a long name loses its end,
+ * not the "(pid @start)" after it that tells two instances apart.
+ */
+static void
+legend_label(FILE *fp, const char *label, size_t len)
+{
+	const char *paren = NULL, *p;
+	size_t tail = 0;
+
+	for (p = label; p + 1 < label + len; p++)
+		if (p[0] == ' ' && p[1] == '(')
+			paren = p;
+	if (paren != NULL && label[len - 1] == ')')
+		tail = (size_t)(label + len - paren);
+	if (tail == 0 || tail + 8 > LEGEND_CHARS) {
+		markup_text_cut(fp, label, len, LEGEND_CHARS);
+		return;
+	}
+	markup_text_cut(fp, label, len - tail, LEGEND_CHARS - tail);
+	markup_text(fp, paren, tail);
+}
+
 /* A series' legend entry: its colour, its label, its peak and when. */
 static void
 legend(const struct linechart *lc, FILE *fp, const struct series *s,
@@ -357,7 +381,7 @@ legend(const struct linechart *lc, FILE *fp, const struct series *s,
 	fprintf(fp, "<rect x=\"%d\" y=\"%u\" width=\"12\" height=\"12\" "
 	    "fill=\"%s\"/>\n<text x=\"%d\" y=\"%u\">", WIDTH - RIGHT + 12,
 	    y, palette[s->rank], WIDTH - RIGHT + 30, y + 11);
-	markup_text_cut(fp, label, len, 32);
+	legend_label(fp, label, len);
 	fprintf(fp, "</text>\n<text class=\"peak\" x=\"%d\" y=\"%u\">"
 	    "peak %s</text>\n", WIDTH - RIGHT + 30, y + 25, peak);
 }

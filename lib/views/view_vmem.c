@@ -37,10 +37,10 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/intern.h"
 #include "base/seconds.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
+#include "model/proclabel.h"
 #include "model/proctab.h"
 #include "model/vmem_map.h"
 #include "view.h"
@@ -826,82 +826,33 @@ write_stacks(struct view *v, struct stream_writer *w)
 	return rc;
 }
 
-/* A process's short name: the crate of a rustc, else the image. */
-static const char *
-tl_name(const struct view *v, const struct proc *p, size_t *len)
-{
-	const char *cmd, *name;
-	size_t clen;
-
-	cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) : "";
-	if (p->cmdline == 0 || (name = proctab_crate(cmd, clen, len)) ==
-	    NULL)
-		name = proctab_str(v->pt, p->image, len);
-	return name;
-}
-
 /*
- * The name of each process in the timeline, into `labels` (ids by
- * process index in `id`): "crate (pid)" for a rustc that compiles a
- * crate, else "image (pid)"; when another process of the table has the
- * same name (a reused pid), its start is added, "image (pid @0.396s)",
- * so that each instance is a series of its own.
+ * The name of each process in the timeline (proclabel.h), into `pl` (ids
+ * by process index in `id`): "crate (pid)" for a rustc that compiles a
+ * crate, else "image (pid)", with its start when another process of the
+ * table has the same name, so that each instance is a series of its own.
  * @return : 0, or -1 if out of memory.
  */
 static int
-tl_labels(const struct view *v, struct intern *labels, uint32_t *id)
+tl_labels(const struct view *v, struct proclabels *pl, uint32_t *id)
 {
-	struct intern names = { 0 };
-	uint32_t *count = calloc(v->procs_cap + 1, sizeof(*count)), *nid;
-	char key[300];
-	size_t i, len;
-	int n, rc = 0;
+	const char *image, *cmd;
+	size_t i, ilen, clen;
 
-	nid = calloc(v->procs_cap + 1, sizeof(*nid));
-	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
+	for (i = 0; i < v->procs_cap; i++) {
 		const struct proc *p;
-		const char *name;
 
 		if (!v->procs[i].used)
 			continue;
 		p = proctab_get(v->pt, (uint32_t)i);
-		name = tl_name(v, p, &len);
-		n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len, name,
-		    p->pid);
-		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
-		    strlen(key);
-		if ((nid[i] = intern_add(&names, key, len, NULL)) == 0)
-			break;
-		count[nid[i] - 1]++;
+		image = proctab_str(v->pt, p->image, &ilen);
+		cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) :
+		    NULL;
+		if ((id[i] = proclabels_add(pl, p->pid, p->start_ns, image,
+		    ilen, cmd, cmd != NULL ? clen : 0)) == 0)
+			return -1;
 	}
-	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
-		const struct proc *p;
-		const char *name;
-
-		if (!v->procs[i].used)
-			continue;
-		p = proctab_get(v->pt, (uint32_t)i);
-		name = tl_name(v, p, &len);
-		if (nid[i] == 0 || count[nid[i] - 1] < 2)
-			n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len,
-			    name, p->pid);
-		else if (p->start_ns != PROCTAB_NO_TIME)
-			n = snprintf(key, sizeof(key), "%.*s (%u @%.3fs)",
-			    (int)len, name, p->pid, (double)p->start_ns / 1e9);
-		else
-			n = snprintf(key, sizeof(key), "%.*s (%u, before the "
-			    "trace)", (int)len, name, p->pid);
-		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
-		    strlen(key);
-		if ((id[i] = intern_add(labels, key, len, NULL)) == 0)
-			break;
-	}
-	if (count == NULL || nid == NULL || i < v->procs_cap)
-		rc = -1;
-	intern_release(&names);
-	free(count);
-	free(nid);
-	return rc;
+	return 0;
 }
 
 /* A process's peak, and the row of the timeline it goes before. */
@@ -993,7 +944,7 @@ write_timeline(struct view *v, struct stream_writer *w)
 	};
 	struct value cells[5];
 	struct stream_row row = { 1, 5, cells };
-	struct intern labels = { 0 };
+	struct proclabels labels = { 0 };
 	uint32_t *id = calloc(v->procs_cap + 1, sizeof(*id));
 	struct tl_row *rows = NULL;
 	const char *label;
@@ -1003,14 +954,14 @@ write_timeline(struct view *v, struct stream_writer *w)
 	if (id == NULL || tl_labels(v, &labels, id) != 0 ||
 	    tl_with_peaks(v, &rows, &n) != 0) {
 		free(id);
-		intern_release(&labels);
+		proclabels_release(&labels);
 		return -1;
 	}
 	rc = view_write_table(w, 1, "vmem_timeline", cols, 5);
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct proc *p = proctab_get(v->pt, rows[i].proc);
 
-		label = intern_key(&labels, id[rows[i].proc], &len);
+		label = proclabels_get(&labels, id[rows[i].proc], &len);
 		cells[0] = (struct value){ .type = VAL_NS, .v.i = rows[i].ns };
 		cells[1] = strv(label, len);
 		cells[2] = u64v(p->pid);
@@ -1020,7 +971,7 @@ write_timeline(struct view *v, struct stream_writer *w)
 	}
 	free(rows);
 	free(id);
-	intern_release(&labels);
+	proclabels_release(&labels);
 	return rc;
 }
 

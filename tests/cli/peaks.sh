@@ -14,8 +14,9 @@
 #    when, as the tooltip does, rounded;
 #  - the same at steps of 1, 100 and 1000 ms, and in the report page.
 #
-# On the sample and on etlsynth traces: a build (it reuses pids), both
-# pointer sizes, compressed buffers, the memory scenario.
+# On the sample and on etlsynth traces: a build (it reuses pids), one
+# where a pid compiles one crate twice (long labels with their starts),
+# both pointer sizes, compressed buffers, the memory scenario.
 
 . "$(dirname "$0")/../testlib.sh"
 
@@ -166,7 +167,19 @@ legend() {
 					x = all[i]; all[i] = all[j]; all[j] = x
 				}
 	}
-	$1 == "L" { label = $2; next }
+	# A long label is cut in its name: "build_scr.. (10256 @0.002713s)".
+	$1 == "L" {
+		label = $2
+		if ((i = index(label, ".. (")) > 0) {
+			pre = substr(label, 1, i - 1); suf = substr(label, i + 2)
+			for (l in id) {
+				at = length(l) - length(suf) + 1
+				if (index(l, pre) == 1 && substr(l, at) == suf)
+					label = l
+			}
+		}
+		next
+	}
 	$1 == "P" {
 		r++
 		k = id[label]
@@ -242,6 +255,9 @@ synth() {
 }
 synth --events 30000 --seed 11 --scenario rustc-build &&
     check "synth build" "$tmp/s.st"
+synth --events 30000 --seed 11 --scenario rustc-build --rename \
+    'crate-name rustc_std_workspace_core=crate-name build_script_build' &&
+    check "synth same crate" "$tmp/s.st"
 synth --events 20000 --seed 5 --pointer-size 4 --compress &&
     check "synth build x86 compressed" "$tmp/s.st"
 synth --scenario memory && check "synth memory" "$tmp/s.st"
