@@ -10,7 +10,8 @@
  *	--by stack	the blocked stack: image;frames, outermost first
  *	--by function	the innermost user-mode frame of it (else innermost)
  *	--by module	that frame's module
- *	--by thread	the thread: image (pid) tid
+ *	--by thread	the thread: process (pid) tid, its process named
+ *			as proclabel.h names the section's instances
  *	--by reason	the wait reason of the switch-out
  *
  * Columns: the key, reason, count, max_ns, the readying thread, process
@@ -30,6 +31,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
 
@@ -63,6 +65,7 @@ struct view {
 	struct frames *frames;
 	int by;
 	struct intern skeys, rows, texts;
+	struct proclabels labels;	/* --by thread: the section's */
 	struct weight *sw, *rw;		/* by section key, by row */
 	size_t scap, rcap;
 	char text[TEXT_MAX], text2[TEXT_MAX];
@@ -120,6 +123,43 @@ on_switch(void *ctx, const struct stream_reader *r,
 	return 0;
 }
 
+/*
+ * The process instance of thread `t` in the section's labels.
+ * @return : its id, or 0 if out of memory.
+ */
+static uint32_t
+instance(struct view *v, const struct stream_reader *r,
+    const struct sched_thread *t)
+{
+	return proclabels_add_def(&v->labels, t->proc != 0 ?
+	    stream_process(r, t->proc) : NULL, t->pid, t->proc_start_ns,
+	    t->image);
+}
+
+/*
+ * --by thread: the processes of the section's rows into its labels, all
+ * of them first, so that each label knows whether another instance
+ * shares its name.  @return : 0, or -1 if out of memory.
+ */
+static int
+label_section(struct view *v, const struct stream_reader *r)
+{
+	uint32_t id;
+	size_t klen;
+
+	proclabels_clear(&v->labels);
+	for (id = 1; id <= v->skeys.count && v->by == BY_THREAD; id++) {
+		const struct sched_thread *t;
+		struct skey k;
+
+		memcpy(&k, intern_key(&v->skeys, id, &klen), sizeof(k));
+		t = sched_thread(v->s, k.thread);
+		if (!t->hidden && instance(v, r, t) == 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Names the section's keys and adds them to the rows. */
 static int
 name_section(struct view *v, const struct stream_reader *r)
@@ -128,6 +168,8 @@ name_section(struct view *v, const struct stream_reader *r)
 	size_t len, klen;
 	struct weight *slot;
 
+	if (label_section(v, r) != 0)
+		return -1;
 	for (id = 1; id <= v->skeys.count; id++) {
 		struct skey k;
 		struct weight w = v->sw[id];
@@ -151,14 +193,12 @@ name_section(struct view *v, const struct stream_reader *r)
 			    TEXT_MAX - n);
 			break;
 		}
-		case BY_THREAD: {
+		case BY_THREAD:
 			/* Its own process's name: the pid may be reused. */
-			const char *name = sched_thread(v->s, k.thread)->image;
-
-			snprintf(v->text, TEXT_MAX, "%s (%u) %u",
-			    *name ? name : "?", k.pid, k.tid);
+			snprintf(v->text, TEXT_MAX, "%s %u", proclabels_get(
+			    &v->labels, instance(v, r,
+			    sched_thread(v->s, k.thread)), NULL), k.tid);
 			break;
-		}
 		default:
 			v->text[0] = '\0';
 		}
@@ -341,6 +381,7 @@ waits_destroy(struct view *v)
 	intern_release(&v->skeys);
 	intern_release(&v->rows);
 	intern_release(&v->texts);
+	proclabels_release(&v->labels);
 	free(v->sw);
 	free(v->rw);
 	free(v);
