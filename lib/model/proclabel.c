@@ -129,3 +129,14 @@ proclabels_release(struct proclabels *pl)
 	free(pl->count);
 	memset(pl, 0, sizeof(*pl));
 }
+
+int
+proclabels_record(struct proclabels *pl, const struct stream_record *rec)
+{
+	if (rec->type == REC_HEADER)
+		proclabels_clear(pl);
+	else if (rec->type == REC_PROCESS && rec->u.process.id != 0)
+		return proclabels_add_def(pl, &rec->u.process, 0, 0, NULL) ?
+		    0 : -1;
+	return 0;
+}

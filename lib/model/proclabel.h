@@ -68,6 +68,15 @@ const char *proclabels_get(struct proclabels *pl, uint32_t id,
 
 /* Forgets every instance, keeping the memory. */
 void proclabels_clear(struct proclabels *pl);
+
+/*
+ * A view's set of a section, told every record: a HEADER empties it, and
+ * each PROCESS definition goes in, so that whether two instances share
+ * a name is decided over every process the section defines, the same
+ * after a filter (which passes every definition on) as before it.
+ * @return : 0, or -1 if out of memory.
+ */
+int proclabels_record(struct proclabels *pl, const struct stream_record *rec);
 void proclabels_release(struct proclabels *pl);
 
 #endif

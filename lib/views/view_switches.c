@@ -117,7 +117,6 @@ name_processes(struct view *v, const struct stream_reader *r)
 	const char *label;
 	size_t i, len;
 
-	proclabels_clear(&v->labels);
 	for (i = v->named; i < v->n; i++)
 		if (!sched_thread(v->s, v->rows[i].thread)->hidden &&
 		    instance(v, r, &v->rows[i]) == 0)
@@ -194,7 +193,8 @@ switches_record(struct view *v, const struct stream_reader *r,
 {
 	if (rec->type == REC_HEADER && name_section(v, r) != 0)
 		return -1;
-	if (frames_record(v->frames, r, rec) != 0 ||
+	if (proclabels_record(&v->labels, rec) != 0 ||
+	    frames_record(v->frames, r, rec) != 0 ||
 	    sched_record(v->s, r, rec) != 0)
 		return -1;
 	return rec->type == REC_END ? name_section(v, r) : 0;

@@ -149,7 +149,6 @@ label_section(struct view *v, const struct stream_reader *r)
 	uint32_t id;
 	size_t len;
 
-	proclabels_clear(&v->labels);
 	for (id = 1; id <= v->keys.count; id++) {
 		struct tkey k;
 
@@ -227,6 +226,8 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 
 	if (rec->type == REC_HEADER && v->keys.count > 0 &&
 	    name_section(v, r) != 0)
+		return -1;
+	if (proclabels_record(&v->labels, rec) != 0)
 		return -1;
 	if (rec->type == REC_TRACE)
 		v->interval = rec->u.trace.sample_interval_100ns ?

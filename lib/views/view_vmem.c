@@ -830,27 +830,32 @@ write_stacks(struct view *v, struct stream_writer *w)
  * The name of each process in the timeline (proclabel.h), into `pl` (ids
  * by process index in `id`): "crate (pid)" for a rustc that compiles a
  * crate, else "image (pid)", with its start when another process of the
- * table has the same name, so that each instance is a series of its own.
+ * input has the same name, so that each instance is a series of its own.
  * @return : 0, or -1 if out of memory.
  */
 static int
 tl_labels(const struct view *v, struct proclabels *pl, uint32_t *id)
 {
 	const char *image, *cmd;
-	size_t i, ilen, clen;
+	size_t i, ilen, clen, n = proctab_count(v->pt);
+	uint32_t got;
 
-	for (i = 0; i < v->procs_cap; i++) {
-		const struct proc *p;
+	/*
+	 * Every process the input defines is in the set, not only those of
+	 * the timeline's rows, so that a filter upstream (which passes every
+	 * definition on) leaves the labels as they were.
+	 */
+	for (i = 0; i < n; i++) {
+		const struct proc *p = proctab_get(v->pt, (uint32_t)i);
 
-		if (!v->procs[i].used)
-			continue;
-		p = proctab_get(v->pt, (uint32_t)i);
 		image = proctab_str(v->pt, p->image, &ilen);
 		cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) :
 		    NULL;
-		if ((id[i] = proclabels_add(pl, p->pid, p->start_ns, image,
+		if ((got = proclabels_add(pl, p->pid, p->start_ns, image,
 		    ilen, cmd, cmd != NULL ? clen : 0)) == 0)
 			return -1;
+		if (i < v->procs_cap && v->procs[i].used)
+			id[i] = got;
 	}
 	return 0;
 }

@@ -147,7 +147,6 @@ label_section(struct view *v, const struct stream_reader *r)
 	uint32_t id;
 	size_t klen;
 
-	proclabels_clear(&v->labels);
 	for (id = 1; id <= v->skeys.count && v->by == BY_THREAD; id++) {
 		const struct sched_thread *t;
 		struct skey k;
@@ -240,7 +239,8 @@ waits_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && v->skeys.count > 0 &&
 	    name_section(v, r) != 0)
 		return -1;
-	if (frames_record(v->frames, r, rec) != 0 ||
+	if (proclabels_record(&v->labels, rec) != 0 ||
+	    frames_record(v->frames, r, rec) != 0 ||
 	    sched_record(v->s, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END)
