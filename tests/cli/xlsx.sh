@@ -16,14 +16,7 @@ if ! etlreport --help | grep -q '^  xlsx '; then
 fi
 etlreport -f xlsx "$tmp/none" >/dev/null 2>&1
 check_eq xlsx-needs-o "$?" 2
-py=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import openpyxl' >/dev/null 2>&1; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
+if ! find_openpyxl; then
 	skip xlsx "no openpyxl (apt-get install python3-openpyxl)"
 	exit 0
 fi
