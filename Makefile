@@ -225,7 +225,7 @@ uninstall:
 # build-windows/deps/lib).  Lib sources that need such libraries go in
 # WIN_LIB_EXCLUDE.  The tests are tests/cli/windows.sh and
 # tests/cli/windows-sym.sh.
-.PHONY: windows windows-tools dist-windows clean-windows
+.PHONY: windows windows-tools dist-windows clean-windows FORCE
 
 WIN_CC       ?= x86_64-w64-mingw32-gcc
 WIN_AR       ?= x86_64-w64-mingw32-ar
@@ -257,7 +257,14 @@ windows-tools: $(WIN_TOOLS:%=$(WIN_DIR)/bin/%.exe)
 	    $(call win_missing,$(t)))," \
 	    "which .ci/windows-deps.sh does not build for Windows";)
 
-$(WIN_DIR)/obj/%.o: lib/%.c $(LIB_HDR)
+# The flags the objects were compiled with: a tree built before the
+# flags changed (as when -DETL_NO_XLSX left xlsx out) is compiled again.
+$(WIN_DIR)/obj/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(WIN_ALL_CFLAGS)' | cmp -s - $@ 2>/dev/null || \
+	    echo '$(WIN_ALL_CFLAGS)' >$@
+
+$(WIN_DIR)/obj/%.o: lib/%.c $(LIB_HDR) $(WIN_DIR)/obj/flags
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  WINCC   $<")
 	$(Q)$(WIN_CC) $(WIN_ALL_CFLAGS) -c -o $@ $<
