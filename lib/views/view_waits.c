@@ -14,9 +14,10 @@
  *			as proclabel.h names the section's instances
  *	--by reason	the wait reason of the switch-out
  *
- * Columns: the key, reason, count, max_ns, the readying thread, process
- * and stack of the longest wait, waiting_ns, ready_ns, blocked_ns (the
- * last, so that folded and svg draw an off-CPU flame graph by ns).
+ * Columns: the key, reason (by reason, the key alone), count, max_ns,
+ * the readying thread, process and stack of the longest wait,
+ * waiting_ns, ready_ns, blocked_ns (the last, so that folded and svg
+ * draw an off-CPU flame graph by ns).
  *
  * Stacks of a section are named at its end (REC_END), when every stack
  * it used is defined; until then the view keeps one entry per distinct
@@ -328,6 +329,8 @@ waits_finish(struct view *v, struct stream_writer *w)
 		{ "blocked_ns", VAL_U64, "ns" }
 	};
 	uint32_t n = v->rows.count, i, *order;
+	/* By reason, the key is the reason: its column once. */
+	size_t skip = v->by == BY_REASON;
 	int rc;
 
 	sched_warn(v->s, "waits", view_warning);
@@ -337,7 +340,7 @@ waits_finish(struct view *v, struct stream_writer *w)
 		order[i] = i + 1;
 	sort_view = v;
 	qsort(order, n, sizeof(*order), cmp_rows);
-	rc = view_write_table(w, 1, "waits", cols, 10);
+	rc = view_write_table(w, 1, "waits", cols + skip, 10 - skip);
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct weight *x = &v->rw[order[i]];
 		size_t klen, tlen = 0;
@@ -347,7 +350,7 @@ waits_finish(struct view *v, struct stream_writer *w)
 		    &tlen) : "";
 		const char *bar = memchr(rt, '|', tlen);
 		struct value c[10];
-		struct stream_row row = { 1, 10, c };
+		struct stream_row row = { 1, 10 - skip, c + skip };
 
 		memset(c, 0, sizeof(c));
 		c[0] = str(key, glen);
