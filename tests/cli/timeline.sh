@@ -94,6 +94,30 @@ else
 	fail "timeline" "no waiting span names its reason and readier"
 fi
 
+# The Chrome trace event JSON of the timeline: a slice a span, on the
+# lane of its thread, with the names of the processes and threads.
+if command -v node >/dev/null; then
+	etlagg -q timeline "$tmp/sample.st" | etlreport -q -f chrome \
+	    >"$tmp/tl.json"
+	rows=$(wc -l <"$tmp/whole.rows")
+	got=$(node -e '
+	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const x = a.filter(e => e.ph === "X");
+	const bad = x.find(e => !["running", "ready", "waiting"].includes(
+	    e.name) || e.cat !== "thread state" || !Number.isInteger(e.ts) ||
+	    !Number.isInteger(e.dur) || e.dur < 0 || !e.pid || !e.tid);
+	const named = new Set(a.filter(e => e.name === "process_name")
+	    .map(e => e.pid));
+	const unnamed = x.find(e => !named.has(e.pid));
+	console.log(bad ? "bad " + JSON.stringify(bad) :
+	    unnamed ? "unnamed " + unnamed.pid : x.length);' "$tmp/tl.json" \
+	    2>&1)
+	check_eq "timeline -f chrome: a slice a span, processes named" \
+	    "$got" "$rows"
+else
+	skip "timeline -f chrome" "no node (apt-get install nodejs)"
+fi
+
 if ! command -v etlsynth >/dev/null; then
 	skip "timeline synth" "no etlsynth (make builds it into build/)"
 	exit 0
