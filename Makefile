@@ -214,8 +214,9 @@ uninstall:
 	rm -f $(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(filter %.5,$(MAN)))
 
 # Windows: static 64-bit .exe files cross-built with mingw-w64 into
-# build-windows/bin.  zstd, PCRE2, libcsv and libmspack are built for
-# Windows from Debian's source packages by .ci/windows-deps.sh, once
+# build-windows/bin.  zstd, PCRE2, libcsv, libmspack, zlib and
+# libxlsxwriter (etlreport -f xlsx, as on Linux) are built for Windows
+# from Debian's source packages by .ci/windows-deps.sh, once
 # (build-windows/deps and the rest of build-windows are left by `make
 # clean`: `make clean-windows` removes them); etlsym's downloads use
 # WinHTTP, which Windows has.  The tools are those of TOOLS; a tool that
@@ -224,7 +225,7 @@ uninstall:
 # build-windows/deps/lib).  Lib sources that need such libraries go in
 # WIN_LIB_EXCLUDE.  The tests are tests/cli/windows.sh and
 # tests/cli/windows-sym.sh.
-.PHONY: windows windows-tools dist-windows clean-windows
+.PHONY: windows windows-tools dist-windows clean-windows FORCE
 
 WIN_CC       ?= x86_64-w64-mingw32-gcc
 WIN_AR       ?= x86_64-w64-mingw32-ar
@@ -234,13 +235,12 @@ WIN_DIR      := build-windows
 WIN_DEPS     := $(WIN_DIR)/deps
 WIN_EXTRA_etlsym ?= mspack
 WIN_LIB_EXCLUDE  ?=
-# libxlsxwriter is not built for Windows yet: no xlsx format there.
-WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 -DETL_NO_XLSX \
+WIN_CPPFLAGS  = -D__USE_MINGW_ANSI_STDIO=1 -D_FILE_OFFSET_BITS=64 \
                 -DPCRE2_STATIC -Ilib -I$(WIN_DEPS)/include
 WIN_ALL_CFLAGS = $(WIN_CPPFLAGS) $(MOREFLAGS) $(WIN_CFLAGS)
 # WinHTTP, part of Windows, makes etlsym's downloads (lib/sym/sym_http.c).
 WIN_LDLIBS    = -L$(WIN_DEPS)/lib $(foreach t,$(WIN_EXTRA_$*),-l$(t)) \
-                -lzstd -lpcre2-8 -lcsv -lwinhttp -lm
+                -lzstd -lpcre2-8 -lcsv -lxlsxwriter -lz -lwinhttp -lm
 WIN_LIB_OBJ  := $(patsubst lib/%.c,$(WIN_DIR)/obj/%.o, \
                 $(filter-out $(WIN_LIB_EXCLUDE),$(LIB_SRC)))
 win_missing   = $(foreach l,$(WIN_EXTRA_$(1)), \
@@ -257,7 +257,14 @@ windows-tools: $(WIN_TOOLS:%=$(WIN_DIR)/bin/%.exe)
 	    $(call win_missing,$(t)))," \
 	    "which .ci/windows-deps.sh does not build for Windows";)
 
-$(WIN_DIR)/obj/%.o: lib/%.c $(LIB_HDR)
+# The flags the objects were compiled with: a tree built before the
+# flags changed (as when -DETL_NO_XLSX left xlsx out) is compiled again.
+$(WIN_DIR)/obj/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(WIN_ALL_CFLAGS)' | cmp -s - $@ 2>/dev/null || \
+	    echo '$(WIN_ALL_CFLAGS)' >$@
+
+$(WIN_DIR)/obj/%.o: lib/%.c $(LIB_HDR) $(WIN_DIR)/obj/flags
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  WINCC   $<")
 	$(Q)$(WIN_CC) $(WIN_ALL_CFLAGS) -c -o $@ $<

@@ -1,14 +1,15 @@
 #!/bin/sh
-# windows-deps.sh - zstd, PCRE2, libcsv and libmspack built as static
-# libraries for 64-bit Windows with mingw-w64, from Debian's source
-# packages (`apt-get source`; nothing else is downloaded).  `make
-# windows` runs it.
+# windows-deps.sh - zstd, PCRE2, libcsv, libmspack, zlib and
+# libxlsxwriter built as static libraries for 64-bit Windows with
+# mingw-w64, from Debian's source packages (`apt-get source`; nothing
+# else is downloaded).  `make windows` runs it.
 #
 # Usage: sh .ci/windows-deps.sh DIR [CC [AR]]
 #
-# Leaves DIR/include/{zstd.h,zstd_errors.h,pcre2.h,csv.h,mspack.h} and
-# DIR/lib/{libzstd.a,libpcre2-8.a,libcsv.a,libmspack.a}; the sources stay
-# in DIR/src.
+# Leaves DIR/include/{zstd.h,zstd_errors.h,pcre2.h,csv.h,mspack.h,
+# zlib.h,zconf.h,xlsxwriter.h,xlsxwriter/} and DIR/lib/{libzstd.a,
+# libpcre2-8.a,libcsv.a,libmspack.a,libz.a,libxlsxwriter.a}; the sources
+# stay in DIR/src.
 # What is already there is kept, so only the first run fetches and
 # builds (a minute or so on two cores).  `apt-get source` needs deb-src
 # lines in the APT sources: as root, or through sudo that needs no
@@ -178,4 +179,35 @@ if [ ! -f "$dir/lib/libmspack.a" ]; then
 	    "$src/mspack/cabd.c" "$src/mspack/system.c" \
 	    "$src/mspack/mszipd.c" "$src/mspack/qtmd.c" "$src/mspack/lzxd.c"
 	cp "$src/mspack/mspack.h" "$dir/include/"
+fi
+
+if [ ! -f "$dir/lib/libz.a" ]; then
+	src=$(fetch zlib)
+	[ -d "$src" ] ||
+	    die "zlib: no source directory (${src:-nothing} came back)"
+	# What win32/Makefile.gcc builds: every C file of the top folder.
+	archive libz.a -I"$src" -- "$src"/*.c
+	cp "$src/zlib.h" "$src/zconf.h" "$dir/include/"
+fi
+
+if [ ! -f "$dir/lib/libxlsxwriter.a" ]; then
+	src=$(fetch libxlsxwriter)
+	[ -d "$src" ] ||
+	    die "libxlsxwriter: no source directory (${src:-nothing} came back)"
+	# Its own copies of minizip (zip.c, ioapi.c: the fopen64 family,
+	# which mingw-w64 has, so zip64 workbooks past 2 GiB are written,
+	# not USE_FILE32API as upstream's MinGW build), tmpfileplus (the
+	# temporary files of constant memory mode, in %TMP%: the C library's
+	# tmpfile() makes them in the root of the drive, which a user may not
+	# write) and md5, as its default build has them.  mingw's own printf
+	# writes the numbers, as glibc's on Linux, so that both builds write
+	# the same digits.
+	archive libxlsxwriter.a -D__USE_MINGW_ANSI_STDIO=1 -DNOCRYPT \
+	    -DNOUNCRYPT -I"$src/include" -I"$dir/include" -- \
+	    "$src"/src/*.c "$src/third_party/minizip/zip.c" \
+	    "$src/third_party/minizip/ioapi.c" \
+	    "$src/third_party/tmpfileplus/tmpfileplus.c" \
+	    "$src/third_party/md5/md5.c"
+	cp -R "$src/include/xlsxwriter.h" "$src/include/xlsxwriter" \
+	    "$dir/include/"
 fi

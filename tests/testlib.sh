@@ -121,6 +121,17 @@ wine_start() {
 	fi
 }
 
+# find_openpyxl: sets $py to a python3 that has openpyxl (Debian's
+# python3-openpyxl), which reads xlsx workbooks back; returns 1 when none
+# has it.
+find_openpyxl() {
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import openpyxl' >/dev/null 2>&1 && return 0
+	done
+	py=
+	return 1
+}
+
 # Headless Chromium, for the tests that draw pages as a user would: a
 # test page loads an output in a frame, acts on it once it has loaded
 # and leaves what it saw in its DOM, which Chromium dumps.

@@ -1,6 +1,9 @@
 /*
  * html_threads.c - the per-thread timeline of running, ready and waiting
- * time, from etlagg switches (see html_threads.h).
+ * time, from etlagg switches (see html_threads.h).  A lane is a thread
+ * of a process instance: its tid, pid and the switches table's
+ * new_process ("crate (pid)", with the start of a reused pid), so that
+ * a tid that two lives of one pid had is two lanes.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -9,7 +12,7 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/idmap.h"
+#include "base/intern.h"
 #include "html_threads.h"
 #include "markup.h"
 
@@ -19,14 +22,16 @@
 #define WIDTH_PX	1200
 
 enum col {
-	C_TIME, C_TID, C_PID, C_IMAGE, C_LAST_OUT, C_READY_TIME, C_REASON,
-	C_STATE, C_READIER_TID, C_READIER_IMAGE, C_NEXT_OUT, C_STACK, C_NCOLS
+	C_TIME, C_TID, C_PID, C_IMAGE, C_PROCESS, C_LAST_OUT, C_READY_TIME,
+	C_REASON, C_STATE, C_READIER_TID, C_READIER_IMAGE, C_NEXT_OUT,
+	C_STACK, C_NCOLS
 };
 
 static const char *const col_names[C_NCOLS] = {
-	"time", "new_tid", "new_pid", "new_image", "last_switch_out",
-	"ready_time", "new_prev_wait_reason", "new_prev_state",
-	"readying_tid", "readying_image", "next_switch_out", "wait_stack"
+	"time", "new_tid", "new_pid", "new_image", "new_process",
+	"last_switch_out", "ready_time", "new_prev_wait_reason",
+	"new_prev_state", "readying_tid", "readying_image", "next_switch_out",
+	"wait_stack"
 };
 
 enum band_kind { RUNNING, READY, WAITING };
@@ -41,8 +46,8 @@ struct band {
 };
 
 struct lane {
-	uint32_t tid, pid;
-	char image[64];
+	uint32_t tid;
+	char name[128];			/* its process: "crate (pid)" */
 };
 
 struct html_threads {
@@ -52,7 +57,7 @@ struct html_threads {
 	struct buf bands, texts;
 	struct lane lanes[LANES_MAX];
 	uint32_t nlanes;
-	struct idmap lane_index;	/* tid << 32 | pid -> lane */
+	struct intern lane_keys;	/* tid, pid, process -> lane + 1 */
 	uint64_t left_out;		/* bands of threads past LANES_MAX */
 	int saw;
 };
@@ -74,7 +79,7 @@ html_threads_free(struct html_threads *h)
 		return;
 	buf_release(&h->bands);
 	buf_release(&h->texts);
-	idmap_release(&h->lane_index);
+	intern_release(&h->lane_keys);
 	free(h);
 }
 
@@ -98,22 +103,33 @@ static uint32_t
 lane_of(struct html_threads *h, const struct stream_row *row)
 {
 	const struct value *tid = cell(h, row, C_TID), *pid = cell(h, row,
-	    C_PID), *img = cell(h, row, C_IMAGE);
-	uint64_t key = (tid ? tid->v.u : 0) << 32 | (pid ? pid->v.u &
-	    0xffffffff : 0);
+	    C_PID), *img = cell(h, row, C_IMAGE), *proc = cell(h, row,
+	    C_PROCESS);
+	uint32_t key[2] = { tid ? (uint32_t)tid->v.u : 0,
+	    pid ? (uint32_t)pid->v.u : 0 };
+	char k[sizeof(key) + 128];
+	size_t n = proc != NULL && proc->v.s.len < 128 ? proc->v.s.len : 0;
 	struct lane *l;
-	uint32_t i;
+	uint32_t id;
+	int added;
 
-	if (idmap_get(&h->lane_index, key, &i))
-		return i;
-	if (h->nlanes == LANES_MAX ||
-	    idmap_put(&h->lane_index, key, h->nlanes) != 0)
+	memcpy(k, key, sizeof(key));
+	if (proc != NULL)
+		memcpy(k + sizeof(key), proc->v.s.ptr, n);
+	if ((id = intern_add(&h->lane_keys, k, sizeof(key) + n, &added)) ==
+	    0 || id > LANES_MAX)
 		return UINT32_MAX;
+	if (!added)
+		return id - 1;
 	l = &h->lanes[h->nlanes];
-	l->tid = tid ? (uint32_t)tid->v.u : 0;
-	l->pid = pid ? (uint32_t)pid->v.u : 0;
-	snprintf(l->image, sizeof(l->image), "%.*s", img ? (int)img->v.s.len :
-	    0, img ? img->v.s.ptr : "");
+	l->tid = key[0];
+	if (proc != NULL)
+		snprintf(l->name, sizeof(l->name), "%.*s", (int)n,
+		    proc->v.s.ptr);
+	else
+		snprintf(l->name, sizeof(l->name), "%.*s (%" PRIu32 ")",
+		    img ? (int)(img->v.s.len < 96 ? img->v.s.len : 96) : 0,
+		    img ? img->v.s.ptr : "", key[1]);
 	return h->nlanes++;
 }
 
@@ -283,9 +299,8 @@ html_threads_write(struct html_threads *h, FILE *fp)
 	for (l = 0; l < h->nlanes; l++) {
 		fprintf(fp, "<text x=\"0\" y=\"%" PRIu32 "\">",
 		    (l + 2) * ROW_PX - 5);
-		markup_text(fp, h->lanes[l].image, strlen(h->lanes[l].image));
-		fprintf(fp, " (%" PRIu32 ") %" PRIu32 "</text>\n",
-		    h->lanes[l].pid, h->lanes[l].tid);
+		markup_text(fp, h->lanes[l].name, strlen(h->lanes[l].name));
+		fprintf(fp, " %" PRIu32 "</text>\n", h->lanes[l].tid);
 	}
 	for (i = 0; i < n; i++) {
 		double x = LABEL_PX + (b[i].a - t0) * scale;

@@ -1,10 +1,10 @@
 /*
  * render_html.c - "etlreport -f html": the process tree as a timeline, as
  * WPA's "rustc Build Process Tree" draws it, from the "tree" tables of
- * etlagg tree: a row a process in tree order, its label (image, crate of
- * a rustc, pid) indented by depth, and a bar from its start to its end on
- * a time axis from the trace's start to its end; the tooltip holds the
- * command line, times, exit status and CPU.  A process there before the
+ * etlagg tree: a row a process in tree order, its label ("image (pid)",
+ * or "crate (pid)" for a rustc) indented by depth, and a bar from its
+ * start to its end on a time axis from the trace's start to its end; the
+ * tooltip holds the image, command line, times, exit status and CPU.  A process there before the
  * trace starts at the left edge with a dashed edge, one still running at
  * the end likewise ends at the right edge; one whose end is not known
  * ends where it was last seen, with a dotted tail to the right edge.
@@ -466,13 +466,14 @@ write_row(const struct render *rd, const struct proc_row *p, int64_t t0,
 	write_tooltip(rd, p);
 	fprintf(rd->fp, "\"><div class=\"label\" style=\"padding-left:%"
 	    PRIu64 "px\">", p->depth * INDENT_PX);
-	markup_text(rd->fp, image, p->image_len);
+	/* A rustc by its crate, "core (10280)"; the image in the tooltip. */
 	if (p->crate_len > 0) {
-		fputs(" <b>", rd->fp);
+		fputs("<b>", rd->fp);
 		markup_text(rd->fp, (const char *)rd->texts.data + p->crate,
 		    p->crate_len);
 		fputs("</b>", rd->fp);
-	}
+	} else
+		markup_text(rd->fp, image, p->image_len);
 	fprintf(rd->fp, " (%" PRIu64 ")</div><div class=\"track\">"
 	    "<div class=\"bar%s%s%s\" style=\"left:%.4f%%;width:%.4f%%;"
 	    "background:%s\"></div>", p->pid,

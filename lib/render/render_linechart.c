@@ -3,6 +3,11 @@
  * render_linechart.h): one polyline a series, time along x, the value
  * up y from zero, axes with round ticks, bytes in KiB, MiB or GiB when
  * the value's unit is "B".
+ *
+ * A series' peak is the largest value of its rows, kept as the integer
+ * the table gives (a double rounds above 2^53), and the time of the
+ * first row that has it: the legend, the tooltip and the dot that marks
+ * it say the table's figures, whatever the width of the drawing.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -17,11 +22,13 @@
 #define WIDTH		1200
 #define HEIGHT		600
 #define LEFT		90
-#define RIGHT		260		/* the legend */
+#define RIGHT		290		/* the legend */
 #define TOP		50
 #define BOTTOM		50
 #define COLOURED	10		/* series drawn in colour and labelled */
 #define TICKS		6
+#define LEGEND_ROW	32		/* a label, its peak and time below */
+#define LEGEND_CHARS	36		/* of a label in the legend */
 
 struct point {
 	uint32_t series;
@@ -30,7 +37,8 @@ struct point {
 };
 
 struct series {
-	double peak;
+	struct value peak;		/* VAL_U64 or VAL_I64, as the table */
+	int64_t peak_t;			/* the first time it was reached */
 	uint32_t label;			/* in labels */
 	uint32_t rank;			/* 0 the highest peak */
 };
@@ -111,6 +119,26 @@ put_cell(struct buf *b, const struct value *v)
 	buf_put_u8(b, 0);
 }
 
+/* Compares two integer cells, VAL_U64 or VAL_I64, either way. */
+static int
+cmp_value(const struct value *a, const struct value *b)
+{
+	int an = a->type == VAL_I64 && a->v.i < 0;
+	int bn = b->type == VAL_I64 && b->v.i < 0;
+
+	if (an != bn)
+		return an ? -1 : 1;
+	if (an)
+		return a->v.i < b->v.i ? -1 : a->v.i > b->v.i;
+	return a->v.u < b->v.u ? -1 : a->v.u > b->v.u;
+}
+
+static double
+value_double(const struct value *v)
+{
+	return v->type == VAL_I64 ? (double)v->v.i : (double)v->v.u;
+}
+
 static int
 on_row(struct linechart *lc, const struct stream_row *row)
 {
@@ -153,8 +181,10 @@ on_row(struct linechart *lc, const struct stream_row *row)
 	p->series = id;
 	p->t = t->v.i;
 	p->v = v->type == VAL_I64 ? (double)v->v.i : (double)v->v.u;
-	if (p->v > s->peak)
-		s->peak = p->v;
+	if (added || cmp_value(v, &s->peak) > 0) {
+		s->peak = *v;
+		s->peak_t = t->v.i;
+	}
 	lc->npoints++;
 	return 0;
 }
@@ -221,8 +251,10 @@ cmp_peaks(const void *a, const void *b)
 	const struct series *x = *(const struct series *const *)a;
 	const struct series *y = *(const struct series *const *)b;
 
-	if (x->peak != y->peak)
-		return x->peak > y->peak ? -1 : 1;
+	int c = cmp_value(&x->peak, &y->peak);
+
+	if (c != 0)
+		return -c;
 	return x->label < y->label ? -1 : x->label > y->label;
 }
 
@@ -279,6 +311,81 @@ axes(struct linechart *lc, FILE *fp, int64_t t0, int64_t t1, double vmax)
 	}
 }
 
+/*
+ * A series' peak in words: "9.875 MiB (10354688 B) at 0.368769100 s"
+ * (the exact figure only where the short one rounds), or, short, for
+ * the legend, "9.875 MiB at 0.369 s".
+ */
+static void
+format_peak(const struct linechart *lc, const struct series *s, int exact,
+    char *out, size_t cap)
+{
+	struct value t = { .type = VAL_NS, .v.i = s->peak_t };
+	char v[40], n[32], when[40];
+
+	format_value(lc, value_double(&s->peak), v, sizeof(v));
+	value_format(&s->peak, n, sizeof(n));
+	value_format(&t, when, sizeof(when));
+	if (!exact)
+		snprintf(out, cap, "%s at %.3f s", v, (double)s->peak_t / 1e9);
+	else if (strcmp(lc->unit, "B") == 0)
+		snprintf(out, cap, "%s (%s B) at %s s", v, n, when);
+	else
+		snprintf(out, cap, "%s at %s s", n, when);
+}
+
+static double
+x_of(int64_t t, int64_t t0, double span)
+{
+	return LEFT + (double)(t - t0) / span * (WIDTH - LEFT - RIGHT);
+}
+
+static double
+y_of(double v, double vmax)
+{
+	return HEIGHT - BOTTOM - v / vmax * (HEIGHT - TOP - BOTTOM);
+}
+
+/*
+ * A label in the legend, cut to LEGEND_CHARS: a long name loses its end,
+ * not the "(pid @start)" after it that tells two instances apart.
+ */
+static void
+legend_label(FILE *fp, const char *label, size_t len)
+{
+	const char *paren = NULL, *p;
+	size_t tail = 0;
+
+	for (p = label; p + 1 < label + len; p++)
+		if (p[0] == ' ' && p[1] == '(')
+			paren = p;
+	if (paren != NULL && label[len - 1] == ')')
+		tail = (size_t)(label + len - paren);
+	if (tail == 0 || tail + 8 > LEGEND_CHARS) {
+		markup_text_cut(fp, label, len, LEGEND_CHARS);
+		return;
+	}
+	markup_text_cut(fp, label, len - tail, LEGEND_CHARS - tail);
+	markup_text(fp, paren, tail);
+}
+
+/* A series' legend entry: its colour, its label, its peak and when. */
+static void
+legend(const struct linechart *lc, FILE *fp, const struct series *s,
+    const char *label, size_t len)
+{
+	unsigned y = TOP + s->rank * LEGEND_ROW;
+	char peak[80];
+
+	format_peak(lc, s, 0, peak, sizeof(peak));
+	fprintf(fp, "<rect x=\"%d\" y=\"%u\" width=\"12\" height=\"12\" "
+	    "fill=\"%s\"/>\n<text x=\"%d\" y=\"%u\">", WIDTH - RIGHT + 12,
+	    y, palette[s->rank], WIDTH - RIGHT + 30, y + 11);
+	legend_label(fp, label, len);
+	fprintf(fp, "</text>\n<text class=\"peak\" x=\"%d\" y=\"%u\">"
+	    "peak %s</text>\n", WIDTH - RIGHT + 30, y + 25, peak);
+}
+
 static void
 line(struct linechart *lc, FILE *fp, uint32_t id, int64_t t0, int64_t t1,
     double vmax)
@@ -287,28 +394,28 @@ line(struct linechart *lc, FILE *fp, uint32_t id, int64_t t0, int64_t t1,
 	double span = t1 > t0 ? (double)(t1 - t0) : 1;
 	size_t i, len;
 	const char *label = intern_key(&lc->labels, s->label, &len);
-	char peak[40];
+	const char *colour = s->rank < COLOURED ? palette[s->rank] : "#bbb";
+	char peak[160];
 
-	format_value(lc, s->peak, peak, sizeof(peak));
+	format_peak(lc, s, 1, peak, sizeof(peak));
 	fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
-	    "points=\"", s->rank < COLOURED ? palette[s->rank] : "#bbb",
-	    s->rank < COLOURED ? "2" : "1");
+	    "points=\"", colour, s->rank < COLOURED ? "2" : "1");
 	for (i = 0; i < lc->npoints; i++)
 		if (lc->points[i].series == id)
-			fprintf(fp, "%.1f,%.1f ", LEFT + (double)(lc->points[i].t -
-			    t0) / span * (WIDTH - LEFT - RIGHT), HEIGHT - BOTTOM -
-			    lc->points[i].v / vmax * (HEIGHT - TOP - BOTTOM));
+			fprintf(fp, "%.1f,%.1f ", x_of(lc->points[i].t, t0, span),
+			    y_of(lc->points[i].v, vmax));
 	fputs("\"><title>", fp);
 	markup_text(fp, label, len);
 	fprintf(fp, ": peak %s</title></polyline>\n", peak);
 	if (s->rank >= COLOURED)
 		return;
-	fprintf(fp, "<rect x=\"%d\" y=\"%u\" width=\"12\" height=\"12\" "
-	    "fill=\"%s\"/>\n<text x=\"%d\" y=\"%u\">", WIDTH - RIGHT + 12,
-	    TOP + s->rank * 20, palette[s->rank], WIDTH - RIGHT + 30,
-	    TOP + s->rank * 20 + 11);
-	markup_text_cut(fp, label, len, 24);
-	fprintf(fp, " (%s)</text>\n", peak);
+	/* The peak itself, a dot on the line where the table puts it. */
+	fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">"
+	    "<title>", x_of(s->peak_t, t0, span),
+	    y_of(value_double(&s->peak), vmax), colour);
+	markup_text(fp, label, len);
+	fprintf(fp, ": peak %s</title></circle>\n", peak);
+	legend(lc, fp, s, label, len);
 }
 
 int
@@ -338,7 +445,8 @@ linechart_draw(struct linechart *lc, FILE *fp,
 	    "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
 	    "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 	    "<style>text { font-family: Verdana, sans-serif; font-size: 12px;"
-	    " fill: #000; } #title { font-size: 17px; }</style>\n"
+	    " fill: #000; } #title { font-size: 17px; }\n"
+	    ".peak { font-size: 11px; fill: #444; }</style>\n"
 	    "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
 	    "fill=\"#fff\"/>\n<text id=\"title\" x=\"%d\" y=\"24\" "
 	    "text-anchor=\"middle\">", WIDTH, HEIGHT, WIDTH, HEIGHT,

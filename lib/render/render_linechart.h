@@ -5,9 +5,12 @@
  * A time-series table has a first column named "time" of type VAL_NS;
  * its value is its last integer column; every other column (but those
  * two) names the series a row belongs to, so that two lives of a reused
- * pid are two lines; the "process" column, if any, labels them.  The
- * series with the highest peaks are drawn in colour and labelled in a
- * legend, the rest in grey.
+ * pid are two lines; the "process" column, if any, labels them.  A
+ * series' peak is its largest value, exactly as the table gives it, at
+ * the time of the first row that has it (vmem's timeline holds each
+ * process's exact peak as a row).  The series with the highest peaks
+ * are drawn in colour, a dot at each peak, and labelled in a legend with
+ * the peak and its time; the rest in grey.
  *
  * Memory: the chart copies what it keeps.
  */

@@ -24,7 +24,10 @@
  * rows were left out, the Summary says so too, and close() returns 2
  * (exit status 1).  The workbook is written with constant memory (a
  * row at a time through a temporary file), to FILE.tmp, and renamed to
- * FILE when all went well.
+ * FILE when all went well.  Each sheet keeps its temporary file open
+ * until then, and Windows' C library opens 512 files at most: a
+ * workbook holds XLSX_SHEETS tables, those after are left out, said
+ * alike.
  */
 #include "render.h"
 
@@ -46,6 +49,7 @@
 
 #define XLSX_ROWS	1048576u	/* Excel's rows in a sheet */
 #define XLSX_TEXT_MAX	32767		/* characters in a cell */
+#define XLSX_SHEETS	250		/* sheets of tables, see above */
 #define COL_WIDTH_MAX	60.0
 #define NFIXED		10		/* the event list's columns */
 #define SOURCES_MAX	16		/* traces named in the Summary */
@@ -107,6 +111,7 @@ struct render {
 	size_t nsrc, more_src;
 	char computer[128];
 	uint64_t events_read, tables, written;
+	uint64_t tables_left;	/* past XLSX_SHEETS */
 	struct diag_note diags[DIAGS_MAX];
 	size_t ndiags;
 	/* The sysconfig table's rows: the machines, as the report has them. */
@@ -459,6 +464,11 @@ begin_sheet(struct render *rd, const char *table,
 	rd->tables++;
 	if (rd->skipping)
 		return 0;
+	if (rd->written == XLSX_SHEETS) {
+		rd->skipping = 1;
+		rd->tables_left++;
+		return 0;
+	}
 	rd->written++;
 	rd->row = 0;
 	rd->left = 0;
@@ -892,6 +902,19 @@ xlsx_record(struct render *rd, const struct stream_reader *r,
 	}
 }
 
+/* The tables past XLSX_SHEETS, for the Summary and the user. */
+static void
+say_tables_left(struct render *rd)
+{
+	char text[200];
+
+	snprintf(text, sizeof(text), "%llu tables left out after the first "
+	    "%u: a workbook holds %u sheets of tables; the CSV has them all",
+	    (unsigned long long)rd->tables_left, XLSX_SHEETS, XLSX_SHEETS);
+	buf_put(&rd->cuts, text, strlen(text) + 1);
+	say(rd, "xlsx: ", text);
+}
+
 static int
 xlsx_close(struct render *rd)
 {
@@ -900,6 +923,8 @@ xlsx_close(struct render *rd)
 	if (rd->wb != NULL) {
 		if (end_sheet(rd) != 0)
 			rc = -1;
+		if (rd->tables_left > 0)
+			say_tables_left(rd);
 		if (rd->summary != NULL)
 			write_summary(rd);
 		if (workbook_close(rd->wb) != LXW_NO_ERROR) {

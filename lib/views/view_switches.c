@@ -1,7 +1,8 @@
 /*
  * view_switches.c - etlagg switches: the switch-in rows of WPA's CPU
  * Usage (Precise) table (etl-events-2.md 3.5), in time order, for a
- * spreadsheet: time, processor, the thread switched in and the one
+ * spreadsheet: time, processor, the thread switched in (its process
+ * named as proclabel.h names a section's instances) and the one
  * switched out with its state and wait reason, the incoming thread's
  * previous switch-out, ready time, ready and waiting time, and the
  * readying thread.  Use --from/--to (or etlfilter) to keep it short: the
@@ -14,6 +15,7 @@
 
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
 
@@ -28,6 +30,7 @@ struct row {
 	char prev_state[NAME], prev_reason[NAME], readier_image[NAME];
 	uint8_t has_prev, readied;
 	size_t thread;			/* the instance switched in */
+	uint32_t process_text;		/* its process's label, in texts */
 	stream_id stack;		/* until named ... */
 	uint32_t stack_text;		/* ... into texts */
 };
@@ -38,6 +41,7 @@ struct view {
 	struct row *rows;
 	size_t n, cap, named;		/* rows of earlier sections named */
 	struct intern texts;
+	struct proclabels labels;	/* the section's processes */
 	char text[8192];
 };
 
@@ -90,10 +94,54 @@ on_switch(void *ctx, const struct stream_reader *r,
 	return 0;
 }
 
-/* Names the wait stacks of the section's rows, now all are defined. */
+/* The process instance of a row's thread in the section's labels. */
+static uint32_t
+instance(struct view *v, const struct stream_reader *r,
+    const struct row *x)
+{
+	const struct sched_thread *t = sched_thread(v->s, x->thread);
+
+	return proclabels_add_def(&v->labels, t->proc != 0 ?
+	    stream_process(r, t->proc) : NULL, t->pid, t->proc_start_ns,
+	    t->image);
+}
+
+/*
+ * Names the processes of the section's rows, all of them first so that
+ * each label knows whether another instance shares its name.
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+name_processes(struct view *v, const struct stream_reader *r)
+{
+	const char *label;
+	size_t i, len;
+
+	for (i = v->named; i < v->n; i++)
+		if (!sched_thread(v->s, v->rows[i].thread)->hidden &&
+		    instance(v, r, &v->rows[i]) == 0)
+			return -1;
+	for (i = v->named; i < v->n; i++) {
+		if (sched_thread(v->s, v->rows[i].thread)->hidden)
+			continue;	/* no row: no label */
+		label = proclabels_get(&v->labels, instance(v, r, &v->rows[i]),
+		    &len);
+		if ((v->rows[i].process_text = intern_add(&v->texts, label,
+		    len, NULL)) == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Names the processes and the wait stacks of the section's rows, now
+ * all are defined.
+ */
 static int
 name_section(struct view *v, const struct stream_reader *r)
 {
+	if (name_processes(v, r) != 0)
+		return -1;
 	for (; v->named < v->n; v->named++) {
 		struct row *x = &v->rows[v->named];
 
@@ -145,7 +193,8 @@ switches_record(struct view *v, const struct stream_reader *r,
 {
 	if (rec->type == REC_HEADER && name_section(v, r) != 0)
 		return -1;
-	if (frames_record(v->frames, r, rec) != 0 ||
+	if (proclabels_record(&v->labels, rec) != 0 ||
+	    frames_record(v->frames, r, rec) != 0 ||
 	    sched_record(v->s, r, rec) != 0)
 		return -1;
 	return rec->type == REC_END ? name_section(v, r) : 0;
@@ -154,7 +203,8 @@ switches_record(struct view *v, const struct stream_reader *r,
 static const struct stream_column cols[] = {
 	{ "time", VAL_NS, "" }, { "cpu", VAL_U64, "" },
 	{ "new_tid", VAL_U64, "" }, { "new_pid", VAL_U64, "" },
-	{ "new_image", VAL_STR, "" }, { "old_tid", VAL_U64, "" },
+	{ "new_image", VAL_STR, "" }, { "new_process", VAL_STR, "" },
+	{ "old_tid", VAL_U64, "" },
 	{ "old_pid", VAL_U64, "" }, { "old_state", VAL_STR, "" },
 	{ "old_wait_reason", VAL_STR, "" },
 	{ "new_prev_state", VAL_STR, "" },
@@ -171,6 +221,17 @@ static struct value
 str(const char *s)
 {
 	return (struct value){ .type = VAL_STR, .v.s = { s, strlen(s) } };
+}
+
+/* A text of `texts`; empty for none. */
+static struct value
+text(const struct view *v, uint32_t id)
+{
+	size_t len = 0;
+	const char *t = id != 0 ? intern_key(&v->texts, id, &len) : NULL;
+
+	return t != NULL ? (struct value){ .type = VAL_STR,
+	    .v.s = { t, len } } : (struct value){ .type = VAL_NULL };
 }
 
 static int
@@ -212,37 +273,38 @@ switches_finish(struct view *v, struct stream_writer *w)
 		c[2] = (struct value){ .type = VAL_U64, .v.u = x->new_tid };
 		c[3] = (struct value){ .type = VAL_U64, .v.u = x->new_pid };
 		c[4] = str(x->new_image);
-		c[5] = (struct value){ .type = VAL_U64, .v.u = x->old_tid };
-		c[6] = (struct value){ .type = VAL_U64, .v.u = x->old_pid };
-		c[7] = str(x->old_state);
-		c[8] = str(x->old_reason);
-		c[9] = str(x->prev_state);
-		c[10] = str(x->prev_reason);
+		c[5] = text(v, x->process_text);
+		c[6] = (struct value){ .type = VAL_U64, .v.u = x->old_tid };
+		c[7] = (struct value){ .type = VAL_U64, .v.u = x->old_pid };
+		c[8] = str(x->old_state);
+		c[9] = str(x->old_reason);
+		c[10] = str(x->prev_state);
+		c[11] = str(x->prev_reason);
 		if (x->has_prev) {
-			c[11] = (struct value){ .type = VAL_NS,
-			    .v.i = x->last_out };
 			c[12] = (struct value){ .type = VAL_NS,
+			    .v.i = x->last_out };
+			c[13] = (struct value){ .type = VAL_NS,
 			    .v.i = x->ready_time };
-			c[13] = (struct value){ .type = VAL_U64,
-			    .v.u = x->ready_ns };
 			c[14] = (struct value){ .type = VAL_U64,
+			    .v.u = x->ready_ns };
+			c[15] = (struct value){ .type = VAL_U64,
 			    .v.u = x->waiting_ns };
 		}
 		if (x->readied) {
-			c[15] = (struct value){ .type = VAL_U64,
-			    .v.u = x->readier_tid };
 			c[16] = (struct value){ .type = VAL_U64,
+			    .v.u = x->readier_tid };
+			c[17] = (struct value){ .type = VAL_U64,
 			    .v.u = x->readier_pid };
-			c[17] = str(x->readier_image);
+			c[18] = str(x->readier_image);
 		}
 		if (out[i] != INT64_MIN)
-			c[18] = (struct value){ .type = VAL_NS, .v.i = out[i] };
+			c[19] = (struct value){ .type = VAL_NS, .v.i = out[i] };
 		if (x->stack_text != 0) {
 			size_t len;
 			const char *t = intern_key(&v->texts, x->stack_text,
 			    &len);
 
-			c[19] = (struct value){ .type = VAL_STR,
+			c[20] = (struct value){ .type = VAL_STR,
 			    .v.s = { t, len } };
 		}
 		rc = stream_write_row(w, &row);
@@ -259,6 +321,7 @@ switches_destroy(struct view *v)
 	sched_free(v->s);
 	frames_free(v->frames);
 	intern_release(&v->texts);
+	proclabels_release(&v->labels);
 	free(v->rows);
 	free(v);
 }

@@ -14,6 +14,9 @@
  *	image (pid);Thread (tid);READIED_TIME (waiting for cpu);frames...
  *		the ready part: readied until switched in
  *
+ * A process is named as proclabel.h names the instances of a section:
+ * a rustc by its crate, "core (pid)", and with its start when a reused
+ * pid would give two instances one name, so that they stay apart.
  * Frames run outermost first.  One table, stack and ns, for the folded
  * and svg formats.  Stacks are named at the end of each section.
  */
@@ -26,6 +29,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
 
@@ -41,6 +45,7 @@ static const char *const part_names[] = { "CPU_TIME", "BLOCKED_TIME",
 struct tkey {
 	uint32_t part, pid, tid, rpid, rtid, readied;
 	uint32_t thread;		/* the instance + 1; 0 for samples */
+	stream_id proc, rproc;		/* the processes, 0 if not known */
 	stream_id stack, rstack;
 	uint64_t ip;			/* CPU_TIME without a stack */
 };
@@ -50,6 +55,7 @@ struct view {
 	struct frames *frames;
 	int64_t from, to, interval;
 	struct intern keys, rows;
+	struct proclabels labels;	/* the section's processes */
 	uint64_t *key_ns, *row_ns;
 	size_t kcap, rcap;
 	char text[TEXT_MAX];
@@ -71,6 +77,15 @@ add(struct view *v, const struct tkey *k, uint64_t ns)
 	return 0;
 }
 
+/* The process `pid` denotes now, as a PROCESS id; 0 if none. */
+static stream_id
+proc_id(const struct stream_reader *r, uint32_t pid)
+{
+	const struct stream_process *p = stream_process_by_pid(r, pid);
+
+	return p != NULL ? p->id : 0;
+}
+
 static int
 on_switch(void *ctx, const struct stream_reader *r,
     const struct sched_switch *sw)
@@ -78,12 +93,12 @@ on_switch(void *ctx, const struct stream_reader *r,
 	struct view *v = ctx;
 	struct tkey k;
 
-	(void)r;
 	if (!sw->has_prev)
 		return 0;
 	memset(&k, 0, sizeof(k));
 	k.pid = sw->in->pid;
 	k.tid = sw->in->tid;
+	k.proc = sw->in->proc;
 	k.thread = (uint32_t)(sw->in - sched_thread(v->s, 0)) + 1;
 	k.stack = sw->stack;
 	k.part = READIED_TIME;
@@ -93,6 +108,7 @@ on_switch(void *ctx, const struct stream_reader *r,
 	if ((k.readied = (uint32_t)sw->readied) != 0) {
 		k.rpid = sw->readier_pid;
 		k.rtid = sw->readier_tid;
+		k.rproc = proc_id(r, k.rpid);
 		k.rstack = sw->ready_stack;
 	}
 	return add(v, &k, sw->waiting_ns);
@@ -104,12 +120,46 @@ sample_ip(const struct stream_event *ev)
 	return stream_event_u(ev, "ip", 0);
 }
 
-static const char *
-image(const struct stream_reader *r, uint32_t pid)
+/*
+ * The instance of process `proc` (else of `pid` as the section ends)
+ * in the section's labels.  @return : its id, or 0 if out of memory.
+ */
+static uint32_t
+instance(struct view *v, const struct stream_reader *r, stream_id proc,
+    uint32_t pid)
 {
-	const struct stream_process *p = stream_process_by_pid(r, pid);
+	const struct stream_process *p = proc != 0 ? stream_process(r, proc) :
+	    NULL;
 
-	return p != NULL && p->name != NULL ? p->name : "?";
+	if (p == NULL)
+		p = stream_process_by_pid(r, pid);
+	return proclabels_add_def(&v->labels, p != NULL && p->pid == pid ?
+	    p : NULL, pid, INT64_MIN, "?");
+}
+
+/*
+ * The processes of the section's rows into its labels, all of them
+ * first, so that each label knows whether another instance shares its
+ * name.
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+label_section(struct view *v, const struct stream_reader *r)
+{
+	uint32_t id;
+	size_t len;
+
+	for (id = 1; id <= v->keys.count; id++) {
+		struct tkey k;
+
+		memcpy(&k, intern_key(&v->keys, id, &len), sizeof(k));
+		if (k.thread != 0 && sched_thread(v->s, k.thread - 1)->hidden)
+			continue;
+		if (instance(v, r, k.proc, k.pid) == 0 || (k.readied &&
+		    k.rtid != 0 && instance(v, r, k.rproc, k.rpid) == 0))
+			return -1;
+	}
+	return 0;
 }
 
 /* Names the section's keys into rows. */
@@ -120,14 +170,17 @@ name_section(struct view *v, const struct stream_reader *r)
 	uint64_t *slot;
 	size_t n, len;
 
+	if (label_section(v, r) != 0)
+		return -1;
 	for (id = 1; id <= v->keys.count; id++) {
 		struct tkey k;
 
 		memcpy(&k, intern_key(&v->keys, id, &len), sizeof(k));
 		if (k.thread != 0 && sched_thread(v->s, k.thread - 1)->hidden)
 			continue;	/* kept by a filter as context only */
-		n = (size_t)snprintf(v->text, TEXT_MAX, "%s (%u);Thread (%u);"
-		    "%s;", image(r, k.pid), k.pid, k.tid, part_names[k.part]);
+		n = (size_t)snprintf(v->text, TEXT_MAX, "%s;Thread (%u);%s;",
+		    proclabels_get(&v->labels, instance(v, r, k.proc, k.pid),
+		    NULL), k.tid, part_names[k.part]);
 		if (k.part == CPU_TIME && k.stack == 0) {
 			char name[512];
 
@@ -141,9 +194,14 @@ name_section(struct view *v, const struct stream_reader *r)
 			    v->text + n, TEXT_MAX - n);
 		if (k.part == BLOCKED_TIME && k.readied &&
 		    (n = strlen(v->text)) + 64 < TEXT_MAX) {
-			n += (size_t)snprintf(v->text + n, TEXT_MAX - n,
-			    ";READIED_BY %s (%u) %u;", k.rtid == 0 ? "Idle" :
-			    image(r, k.rpid), k.rpid, k.rtid);
+			if (k.rtid == 0)
+				n += (size_t)snprintf(v->text + n, TEXT_MAX - n,
+				    ";READIED_BY Idle (%u) 0;", k.rpid);
+			else
+				n += (size_t)snprintf(v->text + n, TEXT_MAX - n,
+				    ";READIED_BY %s %u;", proclabels_get(
+				    &v->labels, instance(v, r, k.rproc, k.rpid),
+				    NULL), k.rtid);
 			sched_stack_text(v->frames, r, k.rstack, k.rpid, 0,
 			    v->text + n, TEXT_MAX - n);
 		}
@@ -169,6 +227,8 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && v->keys.count > 0 &&
 	    name_section(v, r) != 0)
 		return -1;
+	if (proclabels_record(&v->labels, rec) != 0)
+		return -1;
 	if (rec->type == REC_TRACE)
 		v->interval = rec->u.trace.sample_interval_100ns ?
 		    (int64_t)rec->u.trace.sample_interval_100ns * 100 :
@@ -184,6 +244,7 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 		memset(&k, 0, sizeof(k));
 		k.part = CPU_TIME;
 		k.pid = ev->h.pid;
+		k.proc = proc_id(r, k.pid);
 		k.tid = ev->h.tid;
 		k.stack = ev->h.stack;
 		if (k.stack == 0)
@@ -291,6 +352,7 @@ threadtime_destroy(struct view *v)
 	frames_free(v->frames);
 	intern_release(&v->keys);
 	intern_release(&v->rows);
+	proclabels_release(&v->labels);
 	free(v->key_ns);
 	free(v->row_ns);
 	free(v);

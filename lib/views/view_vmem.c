@@ -25,8 +25,10 @@
  * outstanding bytes do, so that impacting bytes are always the change of
  * outstanding bytes from T0 to T1.
  *
- * --timeline gives outstanding commit per process every --step ms, and a
- * zero at each exit.
+ * --timeline gives outstanding commit per process every --step ms, a
+ * zero at each exit, and each process's peak (its peak_outstanding_bytes)
+ * at the time it was first reached, so that a drawing at any step shows
+ * and labels the true peak, not the highest of its samples.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,10 +37,10 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/intern.h"
 #include "base/seconds.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
+#include "model/proclabel.h"
 #include "model/proctab.h"
 #include "model/vmem_map.h"
 #include "view.h"
@@ -64,6 +66,8 @@ struct vproc {
 	struct vmem_map map;
 	struct memw w;
 	int64_t end_ns;
+	int64_t peak_ns;		/* when w.v[W_PEAK] was first reached */
+	size_t peak_row;		/* the timeline rows written before it */
 	int used, ended;
 	int cut;			/* ended by its section's end */
 };
@@ -443,8 +447,11 @@ on_vmem(struct view *v, const struct stream_reader *r,
 	else if (ev->h.op == EVOP_DCSTART)
 		rc = rundown(v, r, ev, index, vp);
 	vp->w.v[W_OUTSTANDING] = (int64_t)vp->map.committed;
-	if (vp->w.v[W_OUTSTANDING] > vp->w.v[W_PEAK])
+	if (vp->w.v[W_OUTSTANDING] > vp->w.v[W_PEAK]) {
 		vp->w.v[W_PEAK] = vp->w.v[W_OUTSTANDING];
+		vp->peak_ns = ev->h.ts;
+		vp->peak_row = v->nrows;
+	}
 	return rc;
 }
 
@@ -819,82 +826,117 @@ write_stacks(struct view *v, struct stream_writer *w)
 	return rc;
 }
 
-/* A process's short name: the crate of a rustc, else the image. */
-static const char *
-tl_name(const struct view *v, const struct proc *p, size_t *len)
-{
-	const char *cmd, *name;
-	size_t clen;
-
-	cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) : "";
-	if (p->cmdline == 0 || (name = proctab_crate(cmd, clen, len)) ==
-	    NULL)
-		name = proctab_str(v->pt, p->image, len);
-	return name;
-}
-
 /*
- * The name of each process in the timeline, into `labels` (ids by
- * process index in `id`): "crate (pid)" for a rustc that compiles a
- * crate, else "image (pid)"; when another process of the table has the
- * same name (a reused pid), its start is added, "image (pid @0.396s)",
- * so that each instance is a series of its own.
+ * The name of each process in the timeline (proclabel.h), into `pl` (ids
+ * by process index in `id`): "crate (pid)" for a rustc that compiles a
+ * crate, else "image (pid)", with its start when another process of the
+ * input has the same name, so that each instance is a series of its own.
  * @return : 0, or -1 if out of memory.
  */
 static int
-tl_labels(const struct view *v, struct intern *labels, uint32_t *id)
+tl_labels(const struct view *v, struct proclabels *pl, uint32_t *id)
 {
-	struct intern names = { 0 };
-	uint32_t *count = calloc(v->procs_cap + 1, sizeof(*count)), *nid;
-	char key[300];
-	size_t i, len;
-	int n, rc = 0;
+	const char *image, *cmd;
+	size_t i, ilen, clen, n = proctab_count(v->pt);
+	uint32_t got;
 
-	nid = calloc(v->procs_cap + 1, sizeof(*nid));
-	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
-		const struct proc *p;
-		const char *name;
+	/*
+	 * Every process the input defines is in the set, not only those of
+	 * the timeline's rows, so that a filter upstream (which passes every
+	 * definition on) leaves the labels as they were.
+	 */
+	for (i = 0; i < n; i++) {
+		const struct proc *p = proctab_get(v->pt, (uint32_t)i);
 
-		if (!v->procs[i].used)
-			continue;
-		p = proctab_get(v->pt, (uint32_t)i);
-		name = tl_name(v, p, &len);
-		n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len, name,
-		    p->pid);
-		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
-		    strlen(key);
-		if ((nid[i] = intern_add(&names, key, len, NULL)) == 0)
-			break;
-		count[nid[i] - 1]++;
+		image = proctab_str(v->pt, p->image, &ilen);
+		cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) :
+		    NULL;
+		if ((got = proclabels_add(pl, p->pid, p->start_ns, image,
+		    ilen, cmd, cmd != NULL ? clen : 0)) == 0)
+			return -1;
+		if (i < v->procs_cap && v->procs[i].used)
+			id[i] = got;
 	}
-	for (i = 0; i < v->procs_cap && count != NULL && nid != NULL; i++) {
-		const struct proc *p;
-		const char *name;
+	return 0;
+}
 
-		if (!v->procs[i].used)
-			continue;
-		p = proctab_get(v->pt, (uint32_t)i);
-		name = tl_name(v, p, &len);
-		if (nid[i] == 0 || count[nid[i] - 1] < 2)
-			n = snprintf(key, sizeof(key), "%.*s (%u)", (int)len,
-			    name, p->pid);
-		else if (p->start_ns != PROCTAB_NO_TIME)
-			n = snprintf(key, sizeof(key), "%.*s (%u @%.3fs)",
-			    (int)len, name, p->pid, (double)p->start_ns / 1e9);
-		else
-			n = snprintf(key, sizeof(key), "%.*s (%u, before the "
-			    "trace)", (int)len, name, p->pid);
-		len = n > 0 && (size_t)n < sizeof(key) ? (size_t)n :
-		    strlen(key);
-		if ((id[i] = intern_add(labels, key, len, NULL)) == 0)
-			break;
+/* A process's peak, and the row of the timeline it goes before. */
+struct tl_peak {
+	size_t before;
+	int64_t ns;
+	uint32_t proc;
+};
+
+static int
+cmp_peaks(const void *a, const void *b)
+{
+	const struct tl_peak *x = a, *y = b;
+
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+/*
+ * A peak shares its time with a row of its process written after it
+ * (the step's, or the exit's, at the same nanosecond): that row becomes
+ * the peak, the highest state at that time, so that a process and a
+ * time stay one row (--merge keys them so).  @return : whether it did.
+ */
+static int
+tl_fold_peak(struct view *v, const struct tl_peak *pk)
+{
+	uint64_t peak = (uint64_t)v->procs[pk->proc].w.v[W_PEAK];
+	size_t j;
+
+	for (j = pk->before; j < v->nrows && v->rows[j].ns == pk->ns; j++)
+		if (v->rows[j].proc == pk->proc) {
+			if (peak > v->rows[j].bytes)
+				v->rows[j].bytes = peak;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * The timeline's rows with each process's peak among them, where and
+ * when it was first reached: into a new array *out of *n rows.  The
+ * rows written after a peak's event are at its time or later, so the
+ * order of time holds.  @return : 0, or -1 if out of memory.
+ */
+static int
+tl_with_peaks(struct view *v, struct tl_row **out, size_t *n)
+{
+	struct tl_peak *pk = malloc((v->procs_cap + 1) * sizeof(*pk));
+	struct tl_row *rows = malloc((v->nrows + v->procs_cap + 1) *
+	    sizeof(*rows));
+	size_t np = 0, i, k = 0, m = 0;
+
+	if (pk == NULL || rows == NULL) {
+		free(pk);
+		free(rows);
+		return -1;
 	}
-	if (count == NULL || nid == NULL || i < v->procs_cap)
-		rc = -1;
-	intern_release(&names);
-	free(count);
-	free(nid);
-	return rc;
+	for (i = 0; i < v->procs_cap; i++)
+		if (v->procs[i].used && v->procs[i].w.v[W_PEAK] > 0)
+			pk[np++] = (struct tl_peak){ v->procs[i].peak_row,
+			    v->procs[i].peak_ns, (uint32_t)i };
+	qsort(pk, np, sizeof(*pk), cmp_peaks);
+	for (i = 0; i <= v->nrows; i++) {
+		for (; k < np && pk[k].before == i; k++)
+			if (!tl_fold_peak(v, &pk[k]))
+				rows[m++] = (struct tl_row){ pk[k].ns,
+				    pk[k].proc,
+				    (uint64_t)v->procs[pk[k].proc].w.v[W_PEAK] };
+		if (i < v->nrows)
+			rows[m++] = v->rows[i];
+	}
+	free(pk);
+	*out = rows;
+	*n = m;
+	return 0;
 }
 
 static int
@@ -907,32 +949,34 @@ write_timeline(struct view *v, struct stream_writer *w)
 	};
 	struct value cells[5];
 	struct stream_row row = { 1, 5, cells };
-	struct intern labels = { 0 };
+	struct proclabels labels = { 0 };
 	uint32_t *id = calloc(v->procs_cap + 1, sizeof(*id));
+	struct tl_row *rows = NULL;
 	const char *label;
-	size_t i, len;
+	size_t i, n = 0, len;
 	int rc;
 
-	if (id == NULL || tl_labels(v, &labels, id) != 0) {
+	if (id == NULL || tl_labels(v, &labels, id) != 0 ||
+	    tl_with_peaks(v, &rows, &n) != 0) {
 		free(id);
-		intern_release(&labels);
+		proclabels_release(&labels);
 		return -1;
 	}
 	rc = view_write_table(w, 1, "vmem_timeline", cols, 5);
-	for (i = 0; i < v->nrows && rc == 0; i++) {
-		const struct proc *p = proctab_get(v->pt, v->rows[i].proc);
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct proc *p = proctab_get(v->pt, rows[i].proc);
 
-		label = intern_key(&labels, id[v->rows[i].proc], &len);
-		cells[0] = (struct value){ .type = VAL_NS, .v.i =
-		    v->rows[i].ns };
+		label = proclabels_get(&labels, id[rows[i].proc], &len);
+		cells[0] = (struct value){ .type = VAL_NS, .v.i = rows[i].ns };
 		cells[1] = strv(label, len);
 		cells[2] = u64v(p->pid);
 		cells[3] = start_value(p);
-		cells[4] = u64v((int64_t)v->rows[i].bytes);
+		cells[4] = u64v((int64_t)rows[i].bytes);
 		rc = stream_write_row(w, &row);
 	}
+	free(rows);
 	free(id);
-	intern_release(&labels);
+	proclabels_release(&labels);
 	return rc;
 }
 

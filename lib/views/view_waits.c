@@ -10,12 +10,14 @@
  *	--by stack	the blocked stack: image;frames, outermost first
  *	--by function	the innermost user-mode frame of it (else innermost)
  *	--by module	that frame's module
- *	--by thread	the thread: image (pid) tid
+ *	--by thread	the thread: process (pid) tid, its process named
+ *			as proclabel.h names the section's instances
  *	--by reason	the wait reason of the switch-out
  *
- * Columns: the key, reason, count, max_ns, the readying thread, process
- * and stack of the longest wait, waiting_ns, ready_ns, blocked_ns (the
- * last, so that folded and svg draw an off-CPU flame graph by ns).
+ * Columns: the key, reason (by reason, the key alone), count, max_ns,
+ * the readying thread, process and stack of the longest wait,
+ * waiting_ns, ready_ns, blocked_ns (the last, so that folded and svg
+ * draw an off-CPU flame graph by ns).
  *
  * Stacks of a section are named at its end (REC_END), when every stack
  * it used is defined; until then the view keeps one entry per distinct
@@ -30,6 +32,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
 
@@ -63,6 +66,7 @@ struct view {
 	struct frames *frames;
 	int by;
 	struct intern skeys, rows, texts;
+	struct proclabels labels;	/* --by thread: the section's */
 	struct weight *sw, *rw;		/* by section key, by row */
 	size_t scap, rcap;
 	char text[TEXT_MAX], text2[TEXT_MAX];
@@ -120,6 +124,42 @@ on_switch(void *ctx, const struct stream_reader *r,
 	return 0;
 }
 
+/*
+ * The process instance of thread `t` in the section's labels.
+ * @return : its id, or 0 if out of memory.
+ */
+static uint32_t
+instance(struct view *v, const struct stream_reader *r,
+    const struct sched_thread *t)
+{
+	return proclabels_add_def(&v->labels, t->proc != 0 ?
+	    stream_process(r, t->proc) : NULL, t->pid, t->proc_start_ns,
+	    t->image);
+}
+
+/*
+ * --by thread: the processes of the section's rows into its labels, all
+ * of them first, so that each label knows whether another instance
+ * shares its name.  @return : 0, or -1 if out of memory.
+ */
+static int
+label_section(struct view *v, const struct stream_reader *r)
+{
+	uint32_t id;
+	size_t klen;
+
+	for (id = 1; id <= v->skeys.count && v->by == BY_THREAD; id++) {
+		const struct sched_thread *t;
+		struct skey k;
+
+		memcpy(&k, intern_key(&v->skeys, id, &klen), sizeof(k));
+		t = sched_thread(v->s, k.thread);
+		if (!t->hidden && instance(v, r, t) == 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Names the section's keys and adds them to the rows. */
 static int
 name_section(struct view *v, const struct stream_reader *r)
@@ -128,6 +168,8 @@ name_section(struct view *v, const struct stream_reader *r)
 	size_t len, klen;
 	struct weight *slot;
 
+	if (label_section(v, r) != 0)
+		return -1;
 	for (id = 1; id <= v->skeys.count; id++) {
 		struct skey k;
 		struct weight w = v->sw[id];
@@ -151,14 +193,12 @@ name_section(struct view *v, const struct stream_reader *r)
 			    TEXT_MAX - n);
 			break;
 		}
-		case BY_THREAD: {
+		case BY_THREAD:
 			/* Its own process's name: the pid may be reused. */
-			const char *name = sched_thread(v->s, k.thread)->image;
-
-			snprintf(v->text, TEXT_MAX, "%s (%u) %u",
-			    *name ? name : "?", k.pid, k.tid);
+			snprintf(v->text, TEXT_MAX, "%s %u", proclabels_get(
+			    &v->labels, instance(v, r,
+			    sched_thread(v->s, k.thread)), NULL), k.tid);
 			break;
-		}
 		default:
 			v->text[0] = '\0';
 		}
@@ -200,7 +240,8 @@ waits_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && v->skeys.count > 0 &&
 	    name_section(v, r) != 0)
 		return -1;
-	if (frames_record(v->frames, r, rec) != 0 ||
+	if (proclabels_record(&v->labels, rec) != 0 ||
+	    frames_record(v->frames, r, rec) != 0 ||
 	    sched_record(v->s, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END)
@@ -288,6 +329,8 @@ waits_finish(struct view *v, struct stream_writer *w)
 		{ "blocked_ns", VAL_U64, "ns" }
 	};
 	uint32_t n = v->rows.count, i, *order;
+	/* By reason, the key is the reason: its column once. */
+	size_t skip = v->by == BY_REASON;
 	int rc;
 
 	sched_warn(v->s, "waits", view_warning);
@@ -297,7 +340,7 @@ waits_finish(struct view *v, struct stream_writer *w)
 		order[i] = i + 1;
 	sort_view = v;
 	qsort(order, n, sizeof(*order), cmp_rows);
-	rc = view_write_table(w, 1, "waits", cols, 10);
+	rc = view_write_table(w, 1, "waits", cols + skip, 10 - skip);
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct weight *x = &v->rw[order[i]];
 		size_t klen, tlen = 0;
@@ -307,7 +350,7 @@ waits_finish(struct view *v, struct stream_writer *w)
 		    &tlen) : "";
 		const char *bar = memchr(rt, '|', tlen);
 		struct value c[10];
-		struct stream_row row = { 1, 10, c };
+		struct stream_row row = { 1, 10 - skip, c + skip };
 
 		memset(c, 0, sizeof(c));
 		c[0] = str(key, glen);
@@ -341,6 +384,7 @@ waits_destroy(struct view *v)
 	intern_release(&v->skeys);
 	intern_release(&v->rows);
 	intern_release(&v->texts);
+	proclabels_release(&v->labels);
 	free(v->sw);
 	free(v->rw);
 	free(v);

@@ -28,6 +28,7 @@ views='threads|pid
 threads --by process|pid
 waits --by thread|thread
 switches|new_pid
+timeline|pid
 threadtime|stack
 crates|pid
 processes|pid
@@ -42,6 +43,7 @@ threads --by process
 waits --by thread
 waits --by stack
 switches
+timeline
 threadtime
 vmem --by process'
 
@@ -140,7 +142,8 @@ law_process() {
 # reused VIEW ROW: whether the row's pid also names a process the
 # filter dropped, whose rows the filter rightly leaves out.
 reused() {
-	p=$(printf 'x\n%s\n' "$2" | pids "$(printf '%s\n' "$views" |
+	p=$(printf '%s\n%s\n' "$(head -n 1 "$tmp/w.csv")" "$2" |
+	    pids "$(printf '%s\n' "$views" |
 	    grep "^$1|" | cut -d'|' -f2)" /dev/stdin 2>/dev/null | cut -f1)
 	n_all=$(table processes "$whole" | pids pid /dev/stdin |
 	    awk -v p="$p" '$1 == p' | wc -l)
@@ -291,6 +294,13 @@ synth --scenario rustc-build --cswitch-version 5 &&
 synth --scenario waits --compact-cswitch &&
     check "synth waits compact" "$tmp/s.st"
 synth --scenario memory && check "synth memory" "$tmp/s.st"
+
+# Two lives of one pid compile crates of one name: their labels carry
+# their starts, also after a filter that keeps one of them.
+synth --scenario rustc-build --rename \
+    'crate-name rustc_std_workspace_core=crate-name build_script_build' &&
+    law_process "synth one life of a reused pid" "$tmp/s.st" \
+    --cmdline 'compiler_builtins-[^ ]*.build\.rs'
 
 # A section cut short has no END, but the filter's SCOPE of the kept
 # processes still comes last: the processes it kept as context only

@@ -22,8 +22,9 @@ for h in zstd.h zstd_errors.h csv.h pcre2.h mspack.h curl/curl.h; do
 	esac
 done
 # libxlsxwriter's headers, when here: render_xlsx.c compiles for Windows
-# too (the Windows build leaves it out, -DETL_NO_XLSX, until the library
-# is built for it; that way is checked below).
+# with them, as the Windows build has it (.ci/windows-deps.sh builds the
+# library), and without them, as a build without the library
+# (-DETL_NO_XLSX) has it; that way is checked below.
 xlsx=-DETL_NO_XLSX
 if [ -f /usr/include/xlsxwriter.h ] && [ -d /usr/include/xlsxwriter ]; then
 	cp /usr/include/xlsxwriter.h "$tmp/" &&

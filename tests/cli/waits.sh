@@ -205,6 +205,8 @@ etlreport -f html -o "$tmp/tl.html" "$tmp/sw.zst"
 check_eq waits-timeline-lanes "$(grep -c '^<text x="0"' "$tmp/tl.html")" 3
 check_eq waits-timeline-waiting "$(grep -c '<rect class="waiting"' \
     "$tmp/tl.html")" "$(etlreport -f csv "$tmp/sw.zst" | csv_lf |
-    awk -F, 'NR > 1 && $12 != ""' | wc -l | tr -d ' ')"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+	if ($i == "last_switch_out_s") c = i }
+    NR > 1 && c && $c != ""' | wc -l | tr -d ' ')"
 check_eq waits-timeline-stack "$(grep -c 'wait stack (root first)' \
     "$tmp/tl.html" | awk '{ print ($1 > 0) }')" 1

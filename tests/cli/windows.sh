@@ -6,7 +6,8 @@
 # with spaces and non-ASCII letters, given as a Unix and as a drive-letter
 # path with backslashes.  Every stream, CSV and folded output must equal
 # the Linux build's byte for byte, on the sample and on every corpus
-# trace and profile.  Skips when wine or the Windows build is missing.
+# trace and profile; an xlsx workbook must hold the same cells.  Skips
+# when wine or the Windows build is missing.
 
 . "$(dirname "$0")/../testlib.sh"
 
@@ -115,6 +116,102 @@ w etlcat -q -o "$tmp/missing.zst" "$dir/absent ü.etl" 2>"$tmp/err"
 check_eq windows-unicode-path-error "$?:$(cat "$tmp/err")" \
     "1:etlcat.exe: $dir/absent ü.etl: No such file or directory
 etlcat.exe: $tmp/missing.zst: not written: no input could be read"
+
+# etlreport -f xlsx: the Windows build (its libxlsxwriter, zlib and
+# temporary files) writes the workbook the Linux build writes of the
+# same stream, cell for cell: the sheets, each cell's type, value and
+# number format, the frozen header, the filter and the column widths.
+# The bytes may differ (the zip's times, its compression), the cells
+# may not.  Written to a drive-letter path with non-ASCII letters.
+# same_cells NAME STREAM [STATUS]: both builds' workbooks of STREAM
+# compared, and their exit statuses (STATUS, 0 if not given).
+same_cells() {
+	rm -f "$dir/wörkbook.xlsx" "$tmp/l.xlsx"
+	w etlreport -q -f xlsx -o "$wdir\\wörkbook.xlsx" "$2" 2>"$tmp/x.err"
+	st=$?
+	etlreport -q -f xlsx -o "$tmp/l.xlsx" "$2" 2>/dev/null
+	lst=$?
+	if [ "$st:$lst" != "${3:-0}:${3:-0}" ]; then
+		fail "$1" "exit $st, Linux $lst, expected ${3:-0}: $(head -c \
+		    200 "$tmp/x.err")"
+		return
+	fi
+	set -- "$1" $("$py" - "$dir/wörkbook.xlsx" "$tmp/l.xlsx" <<'PY'
+import sys, openpyxl
+
+def sheets(path):
+    wb = openpyxl.load_workbook(path)
+    out = []
+    for ws in wb.worksheets:
+        widths = sorted((k, v.width) for k, v in ws.column_dimensions.items())
+        cells = [(c.coordinate, c.data_type, c.value, c.number_format)
+                 for row in ws.iter_rows() for c in row]
+        out.append((ws.title, ws.freeze_panes, ws.auto_filter.ref, widths,
+                    cells))
+    return out
+
+win, lin = sheets(sys.argv[1]), sheets(sys.argv[2])
+bad = []
+if [s[0] for s in win] != [s[0] for s in lin]:
+    bad.append('sheets %s, Linux %s' % ([s[0] for s in win],
+                                        [s[0] for s in lin]))
+for w, l in zip(win, lin):
+    for what, i in (('frozen', 1), ('filter', 2), ('widths', 3)):
+        if w[i] != l[i]:
+            bad.append('%s: %s %r, Linux %r' % (w[0], what, w[i], l[i]))
+    if len(w[4]) != len(l[4]):
+        bad.append('%s: %d cells, Linux %d' % (w[0], len(w[4]), len(l[4])))
+    for wc, lc in zip(w[4], l[4]):
+        if wc != lc:
+            bad.append('%s!%s: %r, Linux %r' % (w[0], wc[0], wc[1:], lc[1:]))
+            break
+n = sum(len(s[4]) for s in lin)
+print(' '.join(bad[:3]).replace(' ', '_') if bad else
+      'ok %d %d' % (len(lin), n))
+PY
+)
+	if [ "$2" = ok ] && [ "$3" -ge "$want_sheets" ] && [ "$4" -gt 0 ]; then
+		pass "$1 ($3 sheets, $4 cells)"
+	else
+		fail "$1" "${2:-nothing} $3 $4 (want ok, $want_sheets sheets or more)"
+	fi
+}
+
+if ! w etlreport --help | grep -q '^  xlsx '; then
+	fail windows-xlsx "etlreport.exe lists no xlsx format"
+elif ! find_openpyxl; then
+	skip windows-xlsx "no openpyxl to read the workbooks (apt-get install \
+python3-openpyxl)"
+else
+	etlagg -q -o "$tmp/v.l.zst" sysconfig + stats + processes + tree + \
+	    cpu --by process + cpu --by module + threads + waits --by thread + \
+	    images "$sample" 2>/dev/null
+	want_sheets=10
+	same_cells windows-xlsx-views "$tmp/v.l.zst"
+	want_sheets=2
+	same_cells windows-xlsx-events "$tmp/s.l.zst"
+	# More tables than Windows' C library opens files (512), each
+	# sheet's temporary file open until the end: the tables past the
+	# workbook's 250 are left out and said, as on Linux.
+	etlagg -q -o "$tmp/st.zst" stats "$sample" 2>/dev/null
+	for i in $(seq 600); do cat "$tmp/st.zst"; done >"$tmp/many.zst"
+	want_sheets=251
+	same_cells windows-xlsx-many-tables "$tmp/many.zst" 1
+	check_eq windows-xlsx-many-tables-said "$(cat "$tmp/x.err")" \
+	    "etlreport.exe: xlsx: 350 tables left out after the first 250: a \
+workbook holds 250 sheets of tables; the CSV has them all"
+	# A trace whose names start like formulas, with non-ASCII letters.
+	if command -v etlsynth >/dev/null 2>&1 &&
+	    etlsynth --events 5000 --rename 'rustc.exe==1+1+1+11' \
+	    --rename 'cargo.exe=@SÜM(1+1)' -o "$tmp/h.etl" >/dev/null 2>&1 &&
+	    etlagg -q -o "$tmp/h.l.zst" sysconfig + processes + threads + \
+	    cpu --by process "$tmp/h.etl" 2>/dev/null; then
+		want_sheets=5
+		same_cells windows-xlsx-hostile "$tmp/h.l.zst"
+	else
+		skip windows-xlsx-hostile "no etlsynth on PATH (make build/etlsynth)"
+	fi
+fi
 
 # The zip of make dist-windows, when there is one: the tools, the
 # PowerShell pipelines, the recording profile, the manual as HTML.

@@ -8,6 +8,13 @@
  * user may give them, they have no table to write.  The input stream
  * itself is drawn in every format too (events, rustc queries).
  *
+ * With libxlsxwriter, xlsx draws two workbooks an input, each written
+ * to a temporary file and removed: one of every view's tables, their
+ * streams one after another as a `+` chain writes them (a workbook a
+ * view would take four times as long, in the files it makes), and one
+ * of the input.  A first byte with its high bit set cuts their sheets
+ * after a few rows, as a table past Excel's rows is cut.
+ *
  * The first byte picks one more view with options (--by, --timeline,
  * --diff, windows; see variants[]); the rest is the stream, which is read
  * as it is if it starts like a zstd frame, and is otherwise taken as the
@@ -20,6 +27,8 @@
  * refuses an input of events for such a merge, refuses what would have
  * given nothing).
  */
+#include <unistd.h>
+
 #include <zstd.h>
 
 #include "render/render.h"
@@ -47,6 +56,30 @@ static const char *const formats[] = {
 };
 
 static FILE *devnull;
+/* The file a format that writes files of its own (xlsx) writes. */
+static char files_out[4096];
+/* Every view's tables of an input, for one workbook of them all. */
+static FILE *all_tables;
+
+#ifndef ETL_NO_XLSX
+/*
+ * A name for the workbook, in $TMPDIR or /tmp: a file made once with
+ * mkstemp(), so that no other process has the name, which the renderer
+ * replaces and render_one() removes after each workbook.
+ */
+static void
+make_files_out(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(files_out, sizeof(files_out), "%s/fuzz_views-XXXXXX",
+	    dir != NULL && *dir != '\0' ? dir : "/tmp");
+	if ((fd = mkstemp(files_out)) < 0)
+		abort();
+	close(fd);
+}
+#endif
 
 static void
 quiet(const char *fmt, ...)
@@ -64,11 +97,16 @@ render_one(const char *format, const void *data, size_t len)
 	struct stream_reader *r;
 	struct stream_record rec;
 	struct render *rd;
+	char tmp[sizeof(files_out) + 8];
+	int files;
 
 	if (fmt == NULL)
 		fuzz_fail("no such format", format);
+	if ((files = render_writes_files(format, &opt)) != 0)
+		opt.out = files_out;
 	if ((r = stream_reader_new(fmt->ops->reader_flags)) == NULL ||
-	    (rd = fmt->ops->open(devnull, format, &opt)) == NULL)
+	    (rd = fmt->ops->open(files ? NULL : devnull, format, &opt)) ==
+	    NULL)
 		abort();
 	stream_reader_open_mem(r, data, len, "fuzz.st");
 	while (stream_reader_next(r, &rec) == STREAM_OK) {
@@ -80,6 +118,12 @@ render_one(const char *format, const void *data, size_t len)
 	if (fmt->ops->close(rd) < 0)
 		fuzz_fail("a renderer failed to close", format);
 	stream_reader_free(r);
+	if (files) {
+		/* The workbook, and what a failure would have left. */
+		remove(files_out);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", files_out);
+		remove(tmp);
+	}
 }
 
 static void
@@ -89,6 +133,20 @@ render_all(const void *data, size_t len)
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		render_one(formats[i], data, len);
+}
+
+/* The workbook of a stream, in a build that has the format. */
+static void
+render_xlsx(const void *data, size_t len)
+{
+#ifndef ETL_NO_XLSX
+	if (files_out[0] == '\0')
+		make_files_out();
+	render_one("xlsx", data, len);
+#else
+	(void)data;
+	(void)len;
+#endif
 }
 
 /*
@@ -209,6 +267,7 @@ run_view(const struct view_ops *ops, int argc, char **argv, const void *data,
 	aggregate(ops, argc, argv, data, len, &out);
 	fuzz_check_stream(out.buf, out.len);
 	render_all(out.buf, out.len);
+	fwrite(out.buf, 1, out.len, all_tables);
 	if (ops->tables != NULL) {
 		aggregate(ops, argc, argv, out.buf, out.len, &merged);
 		fuzz_check_stream(merged.buf, merged.len);
@@ -228,9 +287,17 @@ run_all(uint8_t pick, const void *data, size_t len)
 	const char *const *var = variants[pick % (sizeof(variants) /
 	    sizeof(variants[0]))];
 	char *argv[7] = { 0 };
+	char *all = NULL;
+	size_t i, all_len = 0;
 	int argc = 0;
-	size_t i;
 
+	/* xlsx's sheets cut after 4 rows (render_xlsx.c reads it at open). */
+	if (pick & 0x80)
+		setenv("ETL_XLSX_ROWS", "4", 1);
+	else
+		unsetenv("ETL_XLSX_ROWS");
+	if ((all_tables = open_memstream(&all, &all_len)) == NULL)
+		abort();
 	for (i = 0; (ops = view_at(i)) != NULL; i++) {
 		argv[0] = (char *)ops->name;
 		argv[1] = NULL;
@@ -245,6 +312,11 @@ run_all(uint8_t pick, const void *data, size_t len)
 		fuzz_fail("no such view", argv[0]);
 	run_view(ops, argc, argv, data, len);
 	render_all(data, len);
+	if (fclose(all_tables) != 0)
+		abort();
+	render_xlsx(all, all_len);
+	render_xlsx(data, len);
+	free(all);
 }
 
 int

@@ -8,6 +8,7 @@
 # Prints, sorted by the caller:
 #	vmem PID START COMMITTED DECOMMITTED OUTSTANDING PEAK COMMITS FREES
 #	    BEFORE
+#	vpeak PID START PEAK TIME	(TIME the event that first reached it)
 #	heap PID START ALLOCATED FREED ALLOCS FREES COUNT OUTSTANDING
 #	    UNMATCHED
 #	vstack OUTSTANDING	(one a stack with outstanding bytes)
@@ -58,8 +59,10 @@ function commit(p, base, size, owner,    pg, k) {
 		page[k] = owner
 		vout[owner] += PAGE
 	}
-	if (held[p] > peak[p])
+	if (held[p] > peak[p]) {
 		peak[p] = held[p]
+		peakt[p] = time
+	}
 }
 
 function release(p, base, size,    pg, k) {
@@ -173,6 +176,9 @@ END {
 		printf "vmem %s %s %.0f %.0f %.0f %.0f %d %d %.0f\n", q[1],
 		    q[2] == "" ? "-" : q[2], committed[p], decommitted[p],
 		    held[p], peak[p], commits[p], vfrees[p], before[p]
+		if (peak[p] > 0)
+			printf "vpeak %s %s %.0f %s\n", q[1],
+			    q[2] == "" ? "-" : q[2], peak[p], peakt[p]
 	}
 	for (p in hused) {
 		split(p, q, SUBSEP)

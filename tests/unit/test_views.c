@@ -1,7 +1,7 @@
 /*
  * test_views.c - the processes, tree and cpu views on streams made here:
  * frame names, stacks defined after their samples, pid reuse, parents,
- * the sampling interval, and --merge.
+ * the sampling interval, and --merge; vmem's timeline and its peaks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +33,9 @@ static const struct stream_class interval_class = { .id = 2,
 static const struct stream_class process_class = { .id = 3,
     .provider = "Windows Kernel", .event = "Process/End", .hook = 0x0302,
     .event_id = -1 };
+static const struct stream_class vmem_class = { .id = 4,
+    .provider = "Windows Kernel", .event = "PageFault/VirtualAlloc",
+    .hook = 0x0562, .event_id = -1 };
 
 static void
 open_section(struct stream_writer *w)
@@ -45,6 +48,7 @@ open_section(struct stream_writer *w)
 	CHECK(stream_write_class(w, &sample_class) == 0);
 	CHECK(stream_write_class(w, &interval_class) == 0);
 	CHECK(stream_write_class(w, &process_class) == 0);
+	CHECK(stream_write_class(w, &vmem_class) == 0);
 }
 
 static void
@@ -423,6 +427,70 @@ test_tree(void)
 	fclose(in);
 }
 
+/* A VirtualAlloc (MEM_COMMIT) or VirtualFree (MEM_RELEASE) event. */
+static void
+vmem(struct stream_writer *w, int64_t ts, enum stream_ev_op op,
+    uint32_t pid, uint64_t base, uint64_t size)
+{
+	struct stream_field f[3] = {
+		{ "base", { .type = VAL_HEX, .v.u = base } },
+		{ "size", { .type = VAL_U64, .v.u = size } },
+		{ "flags", { .type = VAL_HEX, .v.u = op == EVOP_ALLOC ?
+		    0x1000 : 0x8000 } },
+	};
+	struct stream_event ev = { .h = { .kind = EV_VMEM, .op = (uint8_t)op,
+	    .ts = ts, .pid = pid, .cls = 4 }, .nfields = 3, .fields = f };
+
+	CHECK(stream_write_event(w, &ev) == 0);
+}
+
+/*
+ * The peak of a timeline is a row of its own at its time, but where a
+ * step (pid 100, at 100 ms) or an exit (pid 200, at 300 ms) falls on
+ * its nanosecond: then that row holds it, one row a process and time.
+ */
+static void
+test_vmem_timeline_peaks(void)
+{
+	FILE *in = tmpfile();
+	struct stream_writer *w;
+	struct table t;
+
+	REQUIRE(in != NULL && (w = stream_writer_new(in, 1)) != NULL);
+	open_section(w);
+	process(w, 1, 100, 4, 1000, "rustc.exe");
+	process(w, 2, 200, 4, 2000, "link.exe");
+	vmem(w, 50000000, EVOP_ALLOC, 100, 0x10000, 0x3000);
+	vmem(w, 100000000, EVOP_ALLOC, 100, 0x20000, 0x1000);
+	vmem(w, 100000000, EVOP_FREE, 100, 0x20000, 0x1000);
+	vmem(w, 120000000, EVOP_ALLOC, 200, 0x10000, 0x1000);
+	vmem(w, 150000000, EVOP_FREE, 100, 0x10000, 0x1000);
+	vmem(w, 300000000, EVOP_ALLOC, 200, 0x20000, 0x2000);
+	process_event(w, 300000000, EVOP_END, 2, 200, 0);
+	vmem(w, 310000000, EVOP_ALLOC, 100, 0x30000, 0x1000);
+	close_section(w);
+	REQUIRE(stream_writer_close(w) == 0);
+	run("vmem --timeline", &in, 1, &t, NULL);
+	/* link.exe's 4 KiB at 120 ms is a step's, not a peak's. */
+	CHECK_EQ_INT(t.n, 5);
+	CHECK_EQ_STR(t.rows[0], "0.100000000|rustc.exe (100)|100|0.000001000|"
+	    "16384");
+	CHECK_EQ_STR(t.rows[1], "0.200000000|rustc.exe (100)|100|0.000001000|"
+	    "8192");
+	CHECK_EQ_STR(t.rows[2], "0.200000000|link.exe (200)|200|0.000002000|"
+	    "4096");
+	CHECK_EQ_STR(t.rows[3], "0.300000000|link.exe (200)|200|0.000002000|"
+	    "12288");
+	CHECK_EQ_STR(t.rows[4], "0.300000000|rustc.exe (100)|100|0.000001000|"
+	    "8192");
+	run("vmem", &in, 1, &t, NULL);
+	CHECK(has_row(&t, "rustc.exe|100|0.000001000||20480|8192|16384|0|3|2|"
+	    "12288"));
+	CHECK(has_row(&t, "link.exe|200|0.000002000|0.300000000|12288|0|12288|"
+	    "0|2|0|12288"));
+	fclose(in);
+}
+
 /* Tables of one input merged give the table of the input. */
 static void
 test_merge_same(void)
@@ -486,6 +554,7 @@ main(void)
 	RUN(test_crate);
 	RUN(test_tree);
 	RUN(test_merge_same);
+	RUN(test_vmem_timeline_peaks);
 	RUN(test_usage);
 	HARNESS_EXIT();
 }
