@@ -817,11 +817,13 @@ static int
 rank(const struct dtable *in, const struct dtable *base, struct diff_row *o,
     size_t n)
 {
-	const struct dcol *c = &in->cols[in->weight];
-	struct diff_weight w = { in->weight, c->type, c->unit,
-	    in->weight == in->samples, base ? total_of(base, in->samples) : 0,
-	    total_of(in, in->samples) };
+	struct diff_weight w = { -1, VAL_NULL, "", 0, 0, 0 };
 
+	if (in->weight >= 0)
+		w = (struct diff_weight){ in->weight,
+		    in->cols[in->weight].type, in->cols[in->weight].unit,
+		    in->weight == in->samples, base ? total_of(base,
+		    in->samples) : 0, total_of(in, in->samples) };
 	return diff_rank(o, n, &w);
 }
 
@@ -844,7 +846,7 @@ write_table(struct view_diff *d, struct stream_writer *w,
 	if ((o = calloc(n ? n : 1, sizeof(*o))) == NULL)
 		return -1;
 	n = join(in, base, o);
-	rc = in->weight >= 0 ? rank(in, base, o, n) : 0;
+	rc = rank(in, base, o, n);
 	if (rc == 0)
 		rc = write_schema(w, in, id, cols, names, &ncols);
 	for (i = 0; rc == 0 && i < n; i++)

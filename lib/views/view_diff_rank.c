@@ -133,9 +133,9 @@ diff_rank(struct diff_row *o, size_t n, const struct diff_weight *w)
 	double k = 0, f = grain(w);
 	size_t i;
 
-	if (!w->samples && (k = spread(o, n, w->col)) < 0)
+	if (w->col >= 0 && !w->samples && (k = spread(o, n, w->col)) < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; w->col >= 0 && i < n; i++) {
 		double a = o[i].base ? value_number(&o[i].base[w->col]) : 0;
 		double b = o[i].input ? value_number(&o[i].input[w->col]) : 0;
 		double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);

@@ -46,7 +46,8 @@ struct diff_row {
 
 /* What the ranker needs of the table's weight. */
 struct diff_weight {
-	int col;			/* its column in the rows' cells */
+	int col;			/* its column in the rows' cells; -1:
+					   none, the rows go by key */
 	enum value_type type;
 	const char *unit;
 	int samples;			/* it counts samples */
