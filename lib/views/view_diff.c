@@ -11,13 +11,22 @@
 #include <string.h>
 
 #include "base/intern.h"
+#include "base/noise.h"
 #include "base/platform.h"
 #include "view_diff.h"
-#include "view_diff_rank.h"
 
 #define MAX_TABLES	16
 #define MAX_COLS	64
 #define KEY_SEP		'\x1f'
+/*
+ * The noise of a measured figure (view_diff.h): a relative spread of 2%
+ * at least, and an error of at least a clock tick of Windows (15.625 ms,
+ * the grain its scheduler works to), 64 KiB (VirtualAlloc's grain) or
+ * 1, by its unit.
+ */
+#define SPREAD_MIN	0.02
+#define TICK_MS		15.625
+#define GRAIN_BYTES	65536.0
 
 enum role { SHOWN, KEY, COUNTED };
 
@@ -612,7 +621,18 @@ make_keys(struct dtable *t)
 	return rc;
 }
 
-/* ---- joining ---- */
+/* ---- joining and ranking ---- */
+
+/* A row of the output: both sides' cells, joined by key. */
+struct diff_row {
+	const struct value *base, *input;	/* either may be NULL */
+	const char *key;
+	size_t keylen;
+	double delta;		/* of the weight: the input's less the base's */
+	double score;		/* the change beyond noise */
+	int known;		/* the sides that have the row give the weight */
+	int cut;		/* either side ran past its trace's end */
+};
 
 static double
 total_of(const struct dtable *t, int col)
@@ -673,6 +693,102 @@ join(const struct dtable *in, const struct dtable *base, struct diff_row *o)
 			    (o[i].base ? value_number(&o[i].base[w]) : 0);
 	}
 	return n;
+}
+
+/*
+ * Complete rows before cut ones; then by the size of the score, of the
+ * change, and by key.
+ */
+static int
+cmp_rows(const void *pa, const void *pb)
+{
+	const struct diff_row *a = pa, *b = pb;
+	double x = fabs(a->score), y = fabs(b->score);
+	size_t n = a->keylen < b->keylen ? a->keylen : b->keylen;
+	int c;
+
+	if (a->cut != b->cut)
+		return a->cut ? 1 : -1;
+	if (x != y)
+		return x > y ? -1 : 1;
+	x = fabs(a->delta);
+	y = fabs(b->delta);
+	if (x != y)
+		return x > y ? -1 : 1;
+	if ((c = memcmp(a->key, b->key, n)) != 0)
+		return c;
+	return a->keylen < b->keylen ? -1 : a->keylen > b->keylen;
+}
+
+/* The least error of a measured figure, in its column's unit. */
+static double
+grain(const struct dcol *c)
+{
+	if (c->type == VAL_NS || strcmp(c->unit, "ns") == 0)
+		return TICK_MS * 1e6;
+	if (strcmp(c->unit, "ms") == 0)
+		return TICK_MS;
+	if (strcmp(c->unit, "s") == 0)
+		return TICK_MS / 1e3;
+	if (strcmp(c->unit, "B") == 0)
+		return GRAIN_BYTES;
+	return 1;
+}
+
+/*
+ * The table's relative spread: that of the relative changes of the rows
+ * that both sides give complete (noise.h).  @return : it, or -1 if out
+ * of memory.
+ */
+static double
+spread_of(const struct diff_row *o, size_t n, int w)
+{
+	double *r = calloc(n ? n : 1, sizeof(*r)), a, k;
+	size_t i, m = 0;
+
+	if (r == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (o[i].base != NULL && o[i].input != NULL && !o[i].cut &&
+		    o[i].known && (a = value_number(&o[i].base[w])) > 0)
+			r[m++] = o[i].delta / a;
+	k = noise_spread(r, m, SPREAD_MIN);
+	free(r);
+	return k;
+}
+
+/*
+ * Scores the joined rows by the change of the weight beyond its noise
+ * (view_diff.h), and sorts them.  @return : 0, or -1 if out of memory.
+ */
+static int
+rank(const struct dtable *in, const struct dtable *base, struct diff_row *o,
+    size_t n)
+{
+	int w = in->weight;
+	double A = base ? total_of(base, in->samples) : 0;
+	double B = total_of(in, in->samples), k = 0, change, sigma;
+	size_t i;
+
+	if (w >= 0 && w != in->samples && (k = spread_of(o, n, w)) < 0)
+		return -1;
+	for (i = 0; w >= 0 && i < n; i++) {
+		double a = o[i].base ? value_number(&o[i].base[w]) : 0;
+		double b = o[i].input ? value_number(&o[i].input[w]) : 0;
+
+		if (o[i].cut || !o[i].known)
+			continue;
+		if (w == in->samples)
+			sigma = noise_samples(a, b, A, B, &change);
+		else {
+			change = o[i].delta;
+			sigma = noise_measured(k, fabs(a) > fabs(b) ? fabs(a) :
+			    fabs(b), grain(&in->cols[w]));
+		}
+		o[i].score = noise_beyond(change, sigma);
+	}
+	qsort(o, n, sizeof(*o), cmp_rows);
+	return 0;
 }
 
 /* ---- writing ---- */
@@ -812,20 +928,6 @@ partner(const struct view_diff *d, const struct dtable *t)
 	return NULL;
 }
 
-/* Scores and sorts the joined rows by the weight's change. */
-static int
-rank(const struct dtable *in, const struct dtable *base, struct diff_row *o,
-    size_t n)
-{
-	struct diff_weight w = { -1, VAL_NULL, "", 0, 0, 0 };
-
-	if (in->weight >= 0)
-		w = (struct diff_weight){ in->weight,
-		    in->cols[in->weight].type, in->cols[in->weight].unit,
-		    in->weight == in->samples, base ? total_of(base,
-		    in->samples) : 0, total_of(in, in->samples) };
-	return diff_rank(o, n, &w);
-}
 
 static int
 write_table(struct view_diff *d, struct stream_writer *w,

@@ -31,10 +31,27 @@
  * else its last integer counted column.  Three columns follow the
  * table's: cut (in crates and processes: the row ran past the end of
  * either trace, by wall_cut or an end_state "running", so its figures
- * there are lower bounds), score (the change of the weight beyond its
- * noise, view_diff_rank.h; empty for a cut row) and within_noise (a
- * score of 0).  Rows are ranked by the score, the cut rows after all
- * complete ones, so that the cause of a change comes first.
+ * there are lower bounds), score and within_noise.
+ *
+ * The score is the change of the weight beyond its noise (base/noise.h),
+ * so that the cause of a change comes first.  A row's change d and its
+ * standard error s are, for a weight of samples (a, b the row's, A, B
+ * the totals),
+ *	d = b - a * B / A	(its share's change, scaled to the input)
+ *	s = B * sqrt(pa (1 - pa) / A + pb (1 - pb) / B),  pa = a / A,
+ *	    pb = b / B;
+ * and for a measured weight (a time, bytes, a count)
+ *	d = b - a,	s = sqrt((k m)^2 + f^2),
+ * with m the larger of |a| and |b|, k the table's relative spread (the
+ * median absolute deviation of the relative changes (b - a) / a of the
+ * rows that both sides give complete, times 1.4826; 0.02 at least) and
+ * f the grain of the unit (15.625 ms, a clock tick of Windows, for a
+ * time; 64 KiB, VirtualAlloc's grain, for bytes; 1 else).  Then
+ *	score = sign(d) max(0, |d| - 2 s),
+ * and within_noise is a score of 0.  A cut row, or one that a side has
+ * without the weight, has neither.  Rows come complete ones first, each
+ * by falling |score|, then falling |delta|, then key; the cut rows
+ * after, in the same order: a lower bound never outranks a complete row.
  */
 #ifndef VIEW_DIFF_H
 #define VIEW_DIFF_H
