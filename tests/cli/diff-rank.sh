@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rankings that point at the cause (views/view_diff_rank.h): a crate made
+# Rankings that point at the cause (views/view_diff.h): a crate made
 # slower by etlsynth --slow-crate, in several seeds and by 1.3, 2 and 3
 # times, is the first row of etlagg crates --diff and of the Crates tab
 # of rustc-report.sh --baseline, ahead of the crates that the end of a

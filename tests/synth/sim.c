@@ -171,7 +171,6 @@ sim_share(struct sim *s, const struct proc *p, unsigned what)
 	uint64_t share = sim_between(s, 70, 130);
 	uint64_t key = p->ident ^ (uint64_t)what << 56;
 	struct reach *r = s->record;
-
 	size_t i;
 
 	if (r != NULL)
