@@ -17,6 +17,8 @@ static const struct render_format formats[] = {
 	{ "folded", "collapsed stacks of the stack tables, or rustc queries",
 	    &render_folded_ops },
 	{ "svg", "a flame graph of the same stacks", &render_svg_ops },
+	{ "speedscope", "the same stacks for speedscope, a profile a "
+	    "process", &render_speedscope_ops },
 	{ "html", "process tree timeline, rustc query page, or a report "
 	    "of several tables", &render_report_ops },
 	{ "xlsx", "an Excel workbook, a sheet a table (needs -o)",
