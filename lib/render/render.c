@@ -42,5 +42,5 @@ render_list(FILE *fp)
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		fprintf(fp, "  %-8s %s\n", formats[i].name, formats[i].summary);
+		fprintf(fp, "  %-10s %s\n", formats[i].name, formats[i].summary);
 }

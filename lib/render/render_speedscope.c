@@ -36,8 +36,8 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/utf.h"
+#include "model/stackrows.h"
 #include "render.h"
-#include "stackrows.h"
 
 #define TABLES_MAX	64	/* stack tables of distinct names */
 
