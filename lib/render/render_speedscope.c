@@ -301,19 +301,30 @@ put_frames(struct render *rd, FILE *fp, const char *s, size_t len,
 	return 0;
 }
 
+/*
+ * Interns the frames of the table's stacks that weigh something, in
+ * byte order of the stacks, so that shared.frames does not depend on
+ * the order of the rows.
+ */
 static int
 intern_all_frames(struct render *rd, const struct sstable *t)
 {
-	uint32_t id;
+	uint32_t *ids = stackrows_sorted(t->rows), i;
 	size_t len;
 	const char *s;
+	int rc = 0;
 
-	for (id = 1; id <= stackrows_count(t->rows); id++) {
-		s = stackrows_stack(t->rows, id, &len);
-		if (put_frames(rd, NULL, s, len, frames_from(t, s, len)) != 0)
-			return -1;
+	if (ids == NULL)
+		return -1;
+	for (i = 0; i < stackrows_count(t->rows) && rc == 0; i++) {
+		if (stackrows_weight(t->rows, ids[i]) == 0 &&
+		    stackrows_base(t->rows, ids[i]) == 0)
+			continue;
+		s = stackrows_stack(t->rows, ids[i], &len);
+		rc = put_frames(rd, NULL, s, len, frames_from(t, s, len));
 	}
-	return 0;
+	free(ids);
+	return rc;
 }
 
 static void
