@@ -34,12 +34,11 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/idmap.h"
 #include "base/intern.h"
 #include "base/utf.h"
 #include "model/stackrows.h"
 #include "render.h"
-
-#define TABLES_MAX	64	/* stack tables of distinct names */
 
 /* A stack table's stacks, by its name across sections. */
 struct sstable {
@@ -48,20 +47,12 @@ struct sstable {
 	int rooted;		/* a profile per root frame */
 };
 
-/* One profile to write: a root of a table, on one side of a diff. */
-struct profile {
-	const struct sstable *t;
-	uint32_t root;		/* in rd->roots; 0: the whole table */
-	int base;		/* a diff's base side */
-	uint64_t total;
-};
-
 struct render {
 	FILE *fp;
 	struct render_options opt;
-	struct sstable tables[TABLES_MAX];
-	size_t ntables;
-	uint64_t tables_dropped;	/* stack tables past TABLES_MAX */
+	struct sstable *tables;
+	size_t ntables, cap;
+	struct idmap of_id;		/* the section's table ids -> index */
 	struct stackrows *profile;	/* a rustc profile's query stacks */
 	struct intern frames;		/* names -> shared.frames index + 1 */
 	struct intern roots;		/* a table's root frames, while drawn */
@@ -102,11 +93,11 @@ is_rooted(const char *name)
 }
 
 /*
- * The table named `name`, made if new (stacks of a name add up over
- * sections, as folded adds them); NULL if out of memory or past
- * TABLES_MAX (then counted).
+ * The index of the table named `name`, made if new (*made): the stacks
+ * of a name add up over sections, as folded adds them.  @return : -1 if
+ * out of memory.
  */
-static struct sstable *
+static long
 table_named(struct render *rd, const char *name, int *made)
 {
 	struct sstable *t;
@@ -115,21 +106,18 @@ table_named(struct render *rd, const char *name, int *made)
 	*made = 0;
 	for (i = 0; i < rd->ntables; i++)
 		if (strcmp(rd->tables[i].name, name) == 0)
-			return &rd->tables[i];
-	if (rd->ntables == TABLES_MAX)
-		return NULL;
-	t = &rd->tables[rd->ntables];
-	if ((t->name = malloc(len + 1)) == NULL)
-		return NULL;
+			return (long)i;
+	if ((t = array_slot(&rd->tables, &rd->cap, rd->ntables,
+	    sizeof(*t))) == NULL || (t->name = malloc(len + 1)) == NULL)
+		return -1;
 	memcpy(t->name, name, len + 1);
 	if ((t->rows = stackrows_new()) == NULL) {
 		free(t->name);
-		return NULL;
+		return -1;
 	}
 	t->rooted = is_rooted(name);
-	rd->ntables++;
 	*made = 1;
-	return t;
+	return (long)rd->ntables++;
 }
 
 static void
@@ -144,8 +132,8 @@ drop_last(struct render *rd)
 
 /*
  * A table goes to the collector of its name, which keeps it if it has
- * a stack column (stackrows.h's rule); a collector that kept nothing is
- * dropped again.
+ * a stack column (stackrows.h's rule), and then its rows; a collector
+ * that kept nothing is dropped again.
  */
 static int
 add_table(struct render *rd, const struct stream_reader *r,
@@ -153,40 +141,48 @@ add_table(struct render *rd, const struct stream_reader *r,
 {
 	struct sstable *t;
 	uint32_t before;
+	long i;
 	int made;
 
-	if ((t = table_named(rd, rec->u.table.name, &made)) == NULL) {
-		if (rd->ntables < TABLES_MAX)
-			return -1;
-		rd->tables_dropped++;
-		return 0;
-	}
+	if ((i = table_named(rd, rec->u.table.name, &made)) < 0)
+		return -1;
+	t = &rd->tables[i];
 	before = stackrows_tables(t->rows);
 	if (stackrows_record(t->rows, r, rec) != 0)
 		return -1;
-	if (made && stackrows_tables(t->rows) == before)
+	if (stackrows_tables(t->rows) > before)
+		return idmap_put(&rd->of_id, rec->u.table.id, (uint32_t)i);
+	if (made)
 		drop_last(rd);
 	return 0;
 }
 
 /*
- * Headers and rows go to every table's collector (each knows only its
- * own tables' ids); the rest to the query stacks of a rustc profile.
+ * Headers go to every table's collector, rows to their table's; the
+ * rest to the query stacks of a rustc profile.
  */
 static int
 speedscope_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	size_t i;
+	uint32_t i;
 
-	if (rec->type == REC_TABLE)
+	switch (rec->type) {
+	case REC_TABLE:
 		return add_table(rd, r, rec);
-	if (rec->type == REC_HEADER || rec->type == REC_ROW)
+	case REC_ROW:
+		return idmap_get(&rd->of_id, rec->u.row.table, &i) ?
+		    stackrows_record(rd->tables[i].rows, r, rec) : 0;
+	case REC_HEADER:
+		/* Table ids are the section's. */
+		idmap_release(&rd->of_id);
 		for (i = 0; i < rd->ntables; i++)
 			if (stackrows_record(rd->tables[i].rows, r, rec) != 0)
 				return -1;
-	if (rec->type == REC_ROW)
-		return 0;
+		break;
+	default:
+		break;
+	}
 	return stackrows_record(rd->profile, r, rec);
 }
 
@@ -603,13 +599,14 @@ static int
 take_profile(struct render *rd)
 {
 	static const char name[] = "querystacks";
-	struct sstable *t = &rd->tables[0];
+	struct sstable *t;
 
 	if (stackrows_finish(rd->profile) != 0)
 		return -1;
 	if (rd->ntables > 0 || stackrows_tables(rd->profile) == 0)
 		return 0;
-	if ((t->name = malloc(sizeof(name))) == NULL)
+	if ((t = array_slot(&rd->tables, &rd->cap, 0, sizeof(*t))) == NULL ||
+	    (t->name = malloc(sizeof(name))) == NULL)
 		return -1;
 	memcpy(t->name, name, sizeof(name));
 	t->rows = rd->profile;
@@ -632,15 +629,12 @@ speedscope_close(struct render *rd)
 		rc = write_all(rd);
 	if (fflush(rd->fp) != 0)
 		rc = -1;
-	if (rc == 0 && rd->tables_dropped > 0 && rd->opt.warn != NULL) {
-		rd->opt.warn("speedscope: %" PRIu64 " stack tables past the "
-		    "first %d names left out", rd->tables_dropped, TABLES_MAX);
-		rc = 2;
-	}
 	for (i = 0; i < rd->ntables; i++) {
 		stackrows_free(rd->tables[i].rows);
 		free(rd->tables[i].name);
 	}
+	free(rd->tables);
+	idmap_release(&rd->of_id);
 	stackrows_free(rd->profile);
 	intern_release(&rd->frames);
 	intern_release(&rd->roots);
