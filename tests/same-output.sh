@@ -13,12 +13,28 @@
 # an etlsynth trace of each pointer size, and every trace and profile of
 # the corpus (../shared/corpus) when it is there.  Stderr is compared too.
 #
-# Usage: sh tests/same-output.sh [REV]
+# Usage: sh tests/same-output.sh [-x FILE] [REV]
 # The other commit is built once in build/same/REV (a git worktree).
 # Prints a line a difference and a last line "N same, N different";
 # exits 1 when anything differs.
+#
+# -x FILE lists the differences a change means to make, a line each:
+#	PATTERN<TAB>PART<TAB>WHY
+# PATTERN is a shell pattern on the name of a comparison ("sample.etl
+# threads -f csv"), PART what may differ: out (the output), err (the
+# messages) or both; WHY names the fix.  A difference the list explains
+# is printed as "expected: NAME: WHY" and does not count as different;
+# a line of the list that explains nothing is said too.  Lines starting
+# with # are comments.  tests/same-output/ keeps such lists, one a
+# commit compared with.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+expect=
+if [ "${1:-}" = -x ]; then
+	[ -f "${2:-}" ] || { echo "same-output: -x: no file ${2:-}" >&2; exit 2; }
+	expect=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+	shift 2
+fi
 cd "$top" || exit 2
 rev=${1:-HEAD~1}
 sha=$(git rev-parse --verify -q "$rev^{commit}") ||
@@ -55,7 +71,28 @@ echo "$top/testdata/selfprofile/tiny-0030637.mm_profdata" >>"$work/inputs"
 find "$corpus/selfprofile" -name '*.mm_profdata' 2>/dev/null | sort \
     >>"$work/inputs"
 
-same=0 different=0
+same=0 different=0 expected=0
+: >"$work/used"
+
+# explain NAME PART: the WHY of the first line of the -x list whose
+# pattern matches NAME and whose part covers PART (out, err or both),
+# on stdout; nothing (status 1) if none does.
+explain() {
+	[ -n "$expect" ] || return 1
+	while IFS='	' read -r pat part why; do
+		case $pat in ''|'#'*) continue ;; esac
+		# shellcheck disable=SC2254
+		case $1 in
+		$pat)	case $part:$2 in
+			both:*|out:out|err:err)
+				echo "$pat" >>"$work/used"
+				echo "$why"
+				return 0 ;;
+			esac ;;
+		esac
+	done <"$expect"
+	return 1
+}
 # compare NAME CMD...: runs CMD with the old and the new tools first on
 # PATH (and ST naming that side's stream of the input), and compares
 # stdout, stderr and the exit status.
@@ -71,12 +108,23 @@ compare() {
 	ST=$work/in.st PATH="$top/bin:$PATH" "$@" >"$work/b.out" \
 	    2>"$work/b.err"
 	b=$?
-	if [ $a = $b ] && cmp -s "$work/a.out" "$work/b.out" &&
-	    cmp -s "$work/a.err" "$work/b.err"; then
+	o=0 e=0
+	cmp -s "$work/a.out" "$work/b.out" || o=1
+	cmp -s "$work/a.err" "$work/b.err" || e=1
+	case $o$e in
+	00)	part= ;;
+	10)	part=out ;;
+	01)	part=err ;;
+	*)	part=both ;;
+	esac
+	if [ $a = $b ] && [ -z "$part" ]; then
 		same=$((same + 1))
+	elif [ $a = $b ] && why=$(explain "$name" "$part"); then
+		expected=$((expected + 1))
+		echo "expected: $name ($part): $why"
 	else
 		different=$((different + 1))
-		echo "different: $name (exit $a, $b)"
+		echo "different: $name (exit $a, $b; ${part:-status})"
 	fi
 }
 
@@ -114,5 +162,11 @@ while read -r in; do
 	    'etlfilter -q --kind sample,process,thread,image "$ST" | etlagg -q cpu --by stack |
 	    etlreport -f folded' -
 done <"$work/inputs"
-echo "$same same, $different different"
+if [ -n "$expect" ]; then
+	grep -v '^#' "$expect" | cut -f1 | grep -v '^$' | while read -r pat; do
+		grep -qxF "$pat" "$work/used" ||
+		    echo "unused: $pat (the list explains no difference by it)"
+	done
+fi
+echo "$same same, $different different${expect:+, $expected expected}"
 [ $different = 0 ]
