@@ -20,6 +20,8 @@
 struct sched {
 	sched_switch_fn fn;
 	void *ctx;
+	sched_span_fn span_fn;
+	void *span_ctx;
 	int64_t from, to;		/* the section's window */
 	int64_t opt_from, opt_to;	/* the view's own */
 	struct scope *sc;
@@ -69,6 +71,40 @@ clip(const struct sched *s, int64_t a, int64_t b)
 	if (b > s->to)
 		b = s->to;
 	return b > a ? (uint64_t)(b - a) : 0;
+}
+
+/*
+ * A span of `t` in `state` from a to b: its clipped length, and the span
+ * handed to the view's span_fn, if any, for a chosen thread.
+ */
+static uint64_t
+span(struct sched *s, const struct sched_thread *t, enum sched_state state,
+    int64_t a, int64_t b)
+{
+	struct sched_span sp;
+	uint64_t len = clip(s, a, b);
+
+	if (len == 0 || s->span_fn == NULL || t == &s->t[0] ||
+	    !sched_chosen(s, t->tid))
+		return len;
+	memset(&sp, 0, sizeof(sp));
+	sp.t = t;
+	sp.state = state;
+	sp.from = a > s->from ? a : s->from;
+	sp.to = sp.from + (int64_t)len;
+	sp.cpu = t->in_cpu;
+	if (state != SCHED_RUNNING) {
+		sp.out_state = t->out_state;
+		sp.out_reason = t->out_reason;
+		sp.readied = t->readied;
+		if (t->readied) {
+			sp.readier_tid = t->readier_tid;
+			sp.readier_pid = t->readier_pid;
+			sp.readier_image = t->readier_image;
+		}
+	}
+	s->span_fn(s->span_ctx, &sp);
+	return len;
 }
 
 static void
@@ -137,7 +173,7 @@ switch_out(struct sched *s, struct sched_thread *o, int64_t ts,
 	field_str(ev, "old_wait_reason", o->out_reason, sizeof(o->out_reason));
 	if (!o->running)
 		return;
-	o->running_ns += clip(s, o->in_ns, ts);
+	o->running_ns += span(s, o, SCHED_RUNNING, o->in_ns, ts);
 	o->running = 0;
 	o->out = 1;
 	o->readied = 0;
@@ -169,14 +205,15 @@ switch_in(struct sched *s, const struct stream_reader *r,
 			sw->readier_image = n->readier_image;
 			sw->ready_stack = n->ready_stack;
 		}
-		sw->ready_ns = clip(s, rt, ts);
-		sw->waiting_ns = clip(s, n->out_ns, rt);
+		sw->waiting_ns = span(s, n, SCHED_WAITING, n->out_ns, rt);
+		sw->ready_ns = span(s, n, SCHED_READY, rt, ts);
 		n->ready_ns += sw->ready_ns;
 		n->waiting_ns += sw->waiting_ns;
 	}
 	n->running = 1;
 	n->out = n->readied = 0;
 	n->in_ns = ts;
+	n->in_cpu = ev->h.cpu;
 	return s->fn != NULL && ts >= s->from && ts < s->to &&
 	    sched_chosen(s, n->tid) ? s->fn(s->ctx, r, sw) : 0;
 }
@@ -223,7 +260,7 @@ on_cswitch(struct sched *s, const struct stream_reader *r,
 	    &s->st.unknown_switch)) == NULL)
 		return -1;
 	if (n->running)		/* never switched out: close it here */
-		n->running_ns += clip(s, n->in_ns, ev->h.ts);
+		n->running_ns += span(s, n, SCHED_RUNNING, n->in_ns, ev->h.ts);
 	return switch_in(s, r, n, ev, &sw);
 }
 
@@ -316,7 +353,8 @@ close_section(struct sched *s, int64_t end)
 	hide_context(s);
 	for (i = 1; i < s->n; i++)
 		if (s->t[i].running) {
-			s->t[i].running_ns += clip(s, s->t[i].in_ns, end);
+			s->t[i].running_ns += span(s, &s->t[i], SCHED_RUNNING,
+			    s->t[i].in_ns, end);
 			s->t[i].running = 0;
 			s->t[i].last_out_ns = end;
 		}
@@ -603,4 +641,11 @@ sched_stack_text(struct frames *f, const struct stream_reader *r,
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
 		    i == n - 1 ? "" : ";", name);
 	}
+}
+
+void
+sched_set_spans(struct sched *s, sched_span_fn fn, void *ctx)
+{
+	s->span_fn = fn;
+	s->span_ctx = ctx;
 }

@@ -45,6 +45,7 @@ struct sched_thread {
 	/* The state: running since in_ns; or out since out_ns, readied. */
 	int running, out, readied;
 	int64_t in_ns, out_ns, ready_ns_at;
+	uint16_t in_cpu;		/* the processor it runs on */
 	int64_t last_out_ns;		/* its last switch-out, or the end of
 					   the section it ran to; INT64_MIN */
 	char out_state[24], out_reason[24];
@@ -77,11 +78,42 @@ struct sched_switch {
 typedef int (*sched_switch_fn)(void *ctx, const struct stream_reader *r,
     const struct sched_switch *sw);
 
+/*
+ * A span of one thread's time in one state, as the sums of struct
+ * sched_thread count it, clipped to the window: a thread runs from its
+ * switch-in to its switch-out (or the end of its section), waits from
+ * its switch-out until it is readied (or switched in without a ready
+ * event), and is ready from then to its switch-in.  The idle thread has
+ * none.
+ */
+enum sched_state { SCHED_RUNNING, SCHED_READY, SCHED_WAITING };
+
+struct sched_span {
+	const struct sched_thread *t;
+	enum sched_state state;
+	int64_t from, to;		/* from < to, inside the window */
+	uint16_t cpu;			/* running: its processor */
+	/* Waiting and ready: how it went out, and who readied it. */
+	const char *out_state, *out_reason;
+	int readied;
+	uint32_t readier_tid, readier_pid;
+	const char *readier_image;
+};
+
+typedef void (*sched_span_fn)(void *ctx, const struct sched_span *sp);
+
 struct sched;
 
 /* @return : NULL if out of memory. */
 struct sched *sched_new(sched_switch_fn fn, void *ctx);
 void sched_free(struct sched *s);
+
+/*
+ * Hands every span of the chosen threads (sched_set_tids()) to fn as
+ * the schedule learns it, in no order across threads; whether a thread
+ * is hidden is known only at its section's end.
+ */
+void sched_set_spans(struct sched *s, sched_span_fn fn, void *ctx);
 
 /* The window, in ns from the trace's start (INT64_MIN/MAX: none). */
 void sched_set_window(struct sched *s, int64_t from, int64_t to);

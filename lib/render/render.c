@@ -12,8 +12,8 @@ static const struct render_format formats[] = {
 	{ "jsonl", "one JSON object a row", &render_table_ops },
 	{ "counts", "rustc queries as profile_queries.counts.txt",
 	    &render_counts_ops },
-	{ "chrome", "rustc queries as Chrome trace JSON (crox)",
-	    &render_chrome_ops },
+	{ "chrome", "rustc queries (as crox) and thread timelines as "
+	    "Chrome trace JSON", &render_chrome_ops },
 	{ "folded", "collapsed stacks of the stack tables, or rustc queries",
 	    &render_folded_ops },
 	{ "svg", "a flame graph of the same stacks", &render_svg_ops },

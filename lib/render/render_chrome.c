@@ -12,6 +12,14 @@
  * Instants and integer events are left out, as crox leaves them out.
  * Strings are escaped as serde_json escapes them.
  *
+ * The rows of a timeline table (etlagg timeline) become complete events
+ * too, a thread's states as slices on its lane: name the state (and the
+ * wait reason), cat "thread state", ts and dur in whole microseconds from
+ * the trace's start, pid and tid the thread's, args the processor, or
+ * how the thread went out and who readied it; and before a process's
+ * first, its process_name (the table's label of the instance) and each
+ * thread's thread_name.
+ *
  * The elements are made in a buffer and written a block at a time: with
  * putc() a character and fprintf() an element, writing was four fifths
  * of the time etlreport took over a profile's stream.
@@ -21,6 +29,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/idmap.h"
 #include "mmprof/mmprof_decode.h"
 #include "render.h"
 
@@ -28,6 +37,16 @@
 #define CRATE_NAME_MAX	256
 #define PROCESSES_MAX	64	/* processes of one section given names */
 #define FLUSH_AT	(64u << 10)	/* bytes buffered before a write */
+
+/* The columns of etlagg timeline that become an event's parts. */
+enum {
+	TL_PROCESS, TL_PID, TL_TID, TL_STATE, TL_START, TL_END, TL_CPU,
+	TL_OUT_STATE, TL_REASON, TL_RTID, TL_RPID, TL_RIMAGE, TL_NCOLS
+};
+static const char *const tl_names[TL_NCOLS] = {
+	"process", "pid", "tid", "state", "start", "end", "cpu", "out_state",
+	"wait_reason", "readying_tid", "readying_pid", "readying_image"
+};
 
 struct process {
 	uint32_t pid;
@@ -43,6 +62,10 @@ struct render {
 	size_t nprocs;
 	uint64_t records;	/* array elements written */
 	struct buf out;		/* what is not yet written */
+	/* A timeline table: its id, and the index of each column used. */
+	stream_id timeline;
+	int col[TL_NCOLS];
+	struct idmap named;	/* pids and tids (tid | 1 << 32) named */
 };
 
 static struct render *
@@ -334,6 +357,131 @@ begin_trace(struct render *rd, const struct stream_trace *t)
 		rd->profile = 1;
 }
 
+/* A timeline table begins: where its columns are (-1: absent). */
+static void
+timeline_table(struct render *rd, const struct stream_table *t)
+{
+	size_t i, j;
+
+	rd->timeline = strcmp(t->name, "timeline") == 0 ? t->id : 0;
+	for (j = 0; j < TL_NCOLS; j++) {
+		rd->col[j] = -1;
+		for (i = 0; rd->timeline != 0 && i < t->ncols; i++)
+			if (strcmp(t->cols[i].name, tl_names[j]) == 0)
+				rd->col[j] = (int)i;
+	}
+	if (rd->col[TL_START] < 0 || rd->col[TL_END] < 0)
+		rd->timeline = 0;
+}
+
+/* Cell `j` of a timeline row, or NULL when absent or empty. */
+static const struct value *
+tl_cell(const struct render *rd, const struct stream_row *row, int j)
+{
+	const struct value *v;
+
+	if (rd->col[j] < 0 || (size_t)rd->col[j] >= row->ncells)
+		return NULL;
+	v = &row->cells[rd->col[j]];
+	return v->type == VAL_NULL ? NULL : v;
+}
+
+static int64_t
+tl_int(const struct render *rd, const struct stream_row *row, int j)
+{
+	const struct value *v = tl_cell(rd, row, j);
+
+	return v != NULL && v->type != VAL_STR && v->type != VAL_BYTES ?
+	    v->v.i : 0;
+}
+
+/* A string cell as JSON, or `dflt` when there is none. */
+static void
+tl_string(struct render *rd, const struct stream_row *row, int j,
+    const char *dflt)
+{
+	const struct value *v = tl_cell(rd, row, j);
+
+	if (v != NULL && v->type == VAL_STR)
+		json_string(&rd->out, v->v.s.ptr, v->v.s.len);
+	else
+		json_string(&rd->out, dflt, strlen(dflt));
+}
+
+/* The name of a process or thread, once: {"name":"process_name",...}. */
+static void
+tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
+    int64_t tid)
+{
+	struct buf *b = &rd->out;
+	uint64_t key = tid < 0 ? (uint64_t)pid : (uint64_t)tid | 1ULL << 32;
+	uint32_t seen;
+
+	if (idmap_get(&rd->named, key, &seen) ||
+	    idmap_put(&rd->named, key, 1) != 0)
+		return;
+	element(rd);
+	put_lit(b, "{\"name\":");
+	put_cstr(b, tid < 0 ? "\"process_name\"" : "\"thread_name\"");
+	put_lit(b, ",\"ph\":\"M\",\"pid\":");
+	put_i64(b, pid);
+	put_lit(b, ",\"tid\":");
+	put_i64(b, tid < 0 ? 0 : tid);
+	put_lit(b, ",\"args\":{\"name\":");
+	if (tid < 0)
+		tl_string(rd, row, TL_PROCESS, "?");
+	else {
+		char name[32];
+
+		snprintf(name, sizeof(name), "Thread (%lld)", (long long)tid);
+		json_string(b, name, strlen(name));
+	}
+	put_lit(b, "}}");
+}
+
+/* A span of a thread's state, as a slice on its lane. */
+static void
+timeline_row(struct render *rd, const struct stream_row *row)
+{
+	struct buf *b = &rd->out;
+	int64_t pid = tl_int(rd, row, TL_PID), tid = tl_int(rd, row, TL_TID);
+	int64_t start = tl_int(rd, row, TL_START), end = tl_int(rd, row,
+	    TL_END);
+
+	tl_name(rd, row, pid, -1);
+	tl_name(rd, row, pid, tid);
+	element(rd);
+	put_lit(b, "{\"name\":");
+	tl_string(rd, row, TL_STATE, "?");
+	put_lit(b, ",\"cat\":\"thread state\",\"ph\":\"X\",\"ts\":");
+	put_i64(b, floor_div(start, 1000));
+	put_lit(b, ",\"dur\":");
+	put_i64(b, sub_sat(end, start) / 1000);
+	put_lit(b, ",\"pid\":");
+	put_i64(b, pid);
+	put_lit(b, ",\"tid\":");
+	put_i64(b, tid);
+	put_lit(b, ",\"args\":{");
+	if (tl_cell(rd, row, TL_CPU) != NULL) {
+		put_lit(b, "\"cpu\":");
+		put_i64(b, tl_int(rd, row, TL_CPU));
+	} else {
+		put_lit(b, "\"out_state\":");
+		tl_string(rd, row, TL_OUT_STATE, "");
+		put_lit(b, ",\"wait_reason\":");
+		tl_string(rd, row, TL_REASON, "");
+		if (tl_cell(rd, row, TL_RTID) != NULL) {
+			put_lit(b, ",\"readying_tid\":");
+			put_i64(b, tl_int(rd, row, TL_RTID));
+			put_lit(b, ",\"readying_pid\":");
+			put_i64(b, tl_int(rd, row, TL_RPID));
+			put_lit(b, ",\"readying_image\":");
+			tl_string(rd, row, TL_RIMAGE, "");
+		}
+	}
+	put_lit(b, "}}");
+}
+
 static int
 chrome_record(struct render *rd, const struct stream_reader *r,
     const struct stream_record *rec)
@@ -353,12 +501,20 @@ chrome_record(struct render *rd, const struct stream_reader *r,
 	case REC_HEADER:
 	case REC_END:
 		close_section(rd);
+		rd->timeline = 0;	/* table ids are a section's */
 		break;
 	case REC_TRACE:
 		begin_trace(rd, &rec->u.trace);
 		break;
 	case REC_PROCESS:
 		add_process(rd, &rec->u.process);
+		break;
+	case REC_TABLE:
+		timeline_table(rd, &rec->u.table);
+		break;
+	case REC_ROW:
+		if (rd->timeline != 0 && rec->u.row.table == rd->timeline)
+			timeline_row(rd, &rec->u.row);
 		break;
 	default:
 		break;
@@ -376,6 +532,7 @@ chrome_close(struct render *rd)
 		put_lit(&rd->out, "\n]\n");
 	rc = flush(rd) != 0 ? -1 : rd->records == 0 ? 1 : 0;
 	buf_release(&rd->out);
+	idmap_release(&rd->named);
 	query_input_release(&rd->in);
 	free(rd);
 	return rc;
@@ -386,5 +543,5 @@ const struct render_ops render_chrome_ops = {
 	.record = chrome_record,
 	.close = chrome_close,
 	.nothing = "no rustc query events (give it etlcat's output of a "
-	    ".mm_profdata file)",
+	    ".mm_profdata file) and no timeline table (etlagg timeline)",
 };

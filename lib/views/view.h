@@ -124,6 +124,7 @@ extern const struct view_ops view_heapsnap_ops;
 extern const struct view_ops view_threads_ops;
 extern const struct view_ops view_waits_ops;
 extern const struct view_ops view_switches_ops;
+extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
 extern const struct view_ops view_crates_ops;

@@ -20,6 +20,7 @@ static const struct view_ops *const views[] = {
 	&view_threads_ops,
 	&view_waits_ops,
 	&view_switches_ops,
+	&view_timeline_ops,
 	&view_threadtime_ops,
 	&view_images_ops,
 	&view_crates_ops,

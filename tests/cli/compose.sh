@@ -28,6 +28,7 @@ views='threads|pid
 threads --by process|pid
 waits --by thread|thread
 switches|new_pid
+timeline|pid
 threadtime|stack
 crates|pid
 processes|pid
@@ -42,6 +43,7 @@ threads --by process
 waits --by thread
 waits --by stack
 switches
+timeline
 threadtime
 vmem --by process'
 

@@ -125,13 +125,15 @@ if command -v etlsynth >/dev/null && command -v mkfifo >/dev/null; then
 	# Held back: memory stays flat, the rest in a temporary file.  The
 	# peak RSS holding back about 28 MB (of a stream in format 2) is
 	# within 16 MB of the peak holding nothing back (8 MiB of memory
-	# for what is held).  A trace with a process rundown holds nothing
-	# back with --rustc (a parent not defined before its child is none),
-	# so the stream loses its process events first: without a rundown,
-	# a parent defined after its child counts, and a process whose
-	# parent is never defined holds back the rest of the section.
+	# for what is held).  A trace with a process rundown holds back only
+	# the rundown's few records with --rustc (a parent defined after its
+	# child counts only if the rundown defines it), so the stream loses
+	# its lifetime events first: without a rundown, a parent defined
+	# after its child counts, and a process whose parent is never
+	# defined holds back the rest of the section.
 	if [ -x /usr/bin/time ]; then
-		etlfilter -q -v --kind process "$tmp/big.st" -o "$tmp/nr.st"
+		etlfilter -q -v --kind process,thread,image "$tmp/big.st" \
+		    -o "$tmp/nr.st"
 		/usr/bin/time -f %M -o "$tmp/rss0" etlfilter -q -p rustc \
 		    "$tmp/nr.st" -o /dev/null
 		/usr/bin/time -f %M -o "$tmp/rss" etlfilter -q --verbose \
@@ -153,7 +155,15 @@ records to the file, peak RSS $rss KB against $rss0 KB"
 		    2>"$tmp/held"
 		held=$(sed -n 's/.*held back \([0-9]*\) records.*/\1/p' \
 		    "$tmp/held")
-		check_eq "onepass-rundown-holds-nothing" "$held" 0
+		spilled=$(sed -n 's/.*, \([0-9]*\) in a temporary file)$/\1/p' \
+		    "$tmp/held")
+		if [ -n "$held" ] && [ "$held" -lt 1000 ] &&
+		    [ "${spilled:-1}" = 0 ]; then
+			pass "onepass-rundown-holds-little ($held records)"
+		else
+			fail onepass-rundown-holds-little \
+			    "held ${held:-?} records, ${spilled:-?} to the file"
+		fi
 	else
 		skip onepass-flat-memory "no /usr/bin/time (apt-get install time)"
 	fi
