@@ -6,7 +6,9 @@
  *	Summary		the machine (sysconfig), what the input lost, what
  *			the trace did not record and the profile that would
  *			(the notes of the views), the tables of other views
- *	Crates		crates: sortable, a bar in each figure's cell
+ *	Crates		crates: sortable, a bar in each figure's cell, and
+ *			a stacked bar a crate of its running, ready and
+ *			waiting time (drawn by the page's script)
  *	Build processes	processes: filterable by a regular expression
  *	Process tree	tree: the timeline of render_html.c, in a frame
  *	CPU		cpu stack tables as flame graphs (render_svg.c, in a
@@ -19,8 +21,13 @@
  *
  * Each picture is drawn by the renderer that draws it alone, into a
  * scratch file, and put in an iframe's srcdoc, so that the page stands
- * alone and the pictures' scripts do not meet.  A tab whose data the
- * stream lacks says so.  Tables are cut to their first rows (the views
+ * alone and the pictures' scripts do not meet.  A frame is as tall as
+ * its picture, up to most of the window (then it scrolls): a frame
+ * sized by the window alone leaves blank under a short picture, the
+ * more so the taller the window (a full-page capture).  Each title says
+ * which processes its table covers, from the note of etlagg's
+ * --note-filters (or of etlfilter, that it cut the stream).  A tab
+ * whose data the stream lacks says so.  Tables are cut to their first rows (the views
  * sort them by weight), with a note saying how many were left out;
  * flame graphs fold frames narrower than a pixel, as alone.
  *
@@ -55,6 +62,8 @@
 #define STACK_FRAMES	4	/* innermost frames in a top stacks table */
 #define CELL_MAX	4096	/* bytes of a cell shown */
 #define PARTS_MAX	64	/* tables and pictures a page holds */
+#define TITLE_MAX	320	/* bytes of a title */
+#define FRAME_SLACK	24	/* px: a frame's margins and scroll bar */
 
 enum tab {
 	TAB_SUMMARY, TAB_CRATES, TAB_PROCESSES, TAB_TREE, TAB_CPU,
@@ -101,9 +110,10 @@ enum part_kind { PART_TABLE, PART_FRAME };
 struct part {
 	enum tab tab;
 	enum part_kind kind;
-	char title[128];
+	char title[TITLE_MAX];
 	struct buf html;		/* PART_TABLE: the table */
 	FILE *fp;			/* PART_FRAME: the picture */
+	unsigned height;		/* its height in px; 0: not known */
 	size_t rows, cut;		/* rows seen, rows left out */
 	int stacks;			/* a picture of stacks */
 	size_t size;			/* bytes on the page */
@@ -118,9 +128,12 @@ struct render {
 	struct render *single;
 	size_t tables, left_out;
 	int crates;
-	/* The parts, in order. */
+	/*
+	 * The parts, in order: PARTS_MAX slots made at once, so that a
+	 * part open (pic, tab) stays where it is.
+	 */
 	struct part *parts;
-	size_t nparts, parts_cap;
+	size_t nparts;
 	/* The table open: its parts (a picture, a table) and columns. */
 	stream_id table;
 	int open;
@@ -143,6 +156,12 @@ struct render {
 	size_t ninst, inst_cap;
 	struct buf inst_names;
 	char table_name[64];
+	/*
+	 * What the section's view covers: the filters of its note
+	 * (etlagg --note-filters), and whether a filter cut the stream.
+	 */
+	char filters[RENDER_NOTE_LEN + 1];
+	int filtered;
 	/* The summary: sysconfig rows, notes. */
 	struct report_summary *summary;	/* machines, a diff's samples */
 	struct buf notes;
@@ -196,13 +215,15 @@ report_open(FILE *fp, const char *format, const struct render_options *opt)
 	rd->fp = fp;
 	rd->opt = *opt;
 	rd->opt.loss = &rd->loss;
-	if ((rd->summary = report_summary_new()) == NULL ||
+	if ((rd->parts = calloc(PARTS_MAX, sizeof(*rd->parts))) == NULL ||
+	    (rd->summary = report_summary_new()) == NULL ||
 	    (rd->single_fp = platform_scratch_file()) == NULL ||
 	    (rd->single = render_html_ops.open(rd->single_fp, format,
 	    opt)) == NULL) {
 		if (rd->single_fp != NULL)
 			fclose(rd->single_fp);
 		report_summary_free(rd->summary);
+		free(rd->parts);
 		free(rd);
 		return NULL;
 	}
@@ -213,11 +234,11 @@ static struct part *
 new_part(struct render *rd, enum tab tab, enum part_kind kind,
     const char *title)
 {
-	struct part *p = array_slot(&rd->parts, &rd->parts_cap, rd->nparts,
-	    sizeof(*p));
+	struct part *p;
 
-	if (p == NULL)
+	if (rd->nparts >= PARTS_MAX)
 		return NULL;
+	p = &rd->parts[rd->nparts];
 	memset(p, 0, sizeof(*p));
 	p->tab = tab;
 	p->kind = kind;
@@ -263,6 +284,28 @@ tab_of(const struct stream_table *t)
 	return TAB_SUMMARY;
 }
 
+/*
+ * The height in pixels of a picture that render_svg.c drew, from the
+ * opening tag of its <svg>; 0 if it has none.
+ */
+static unsigned
+picture_height(FILE *fp)
+{
+	char head[2048], *svg, *h;
+	size_t n;
+	unsigned long v;
+
+	rewind(fp);
+	n = fread(head, 1, sizeof(head) - 1, fp);
+	head[n] = '\0';
+	if ((svg = strstr(head, "<svg ")) == NULL ||
+	    (h = strstr(svg, " height=\"")) == NULL ||
+	    h > svg + strcspn(svg, ">"))
+		return 0;
+	v = strtoul(h + 9, NULL, 10);
+	return v < 1000000 ? (unsigned)v : 0;
+}
+
 /* Ends the open table: its picture drawn, its html table closed. */
 static int
 end_table(struct render *rd)
@@ -275,6 +318,8 @@ end_table(struct render *rd)
 	if (rd->pic_rd != NULL) {
 		rc = rd->pic_ops->close(rd->pic_rd);
 		rd->pic_rd = NULL;
+		if (rc >= 0 && rd->pic_ops == &render_svg_ops)
+			rd->pic->height = picture_height(rd->pic->fp);
 		/* Nothing to draw (1) or something left out (2): no error. */
 		rc = rc < 0 ? -1 : 0;
 	}
@@ -335,11 +380,59 @@ table_title(const struct stream_table *t, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * Which processes the open section's table covers, for its title: the
+ * filters its view was given (etlagg --note-filters), in words where
+ * they are the report's own; else whether a filter cut the stream
+ * before (etlfilter's "note: events filtered out"); else every process.
+ */
+static const char *
+coverage(const struct render *rd, char *buf, size_t cap)
+{
+	static const struct {
+		const char *filters, *words;
+	} known[] = {
+		{ "--rustc", "the build's processes" },
+		{ "-v --pid 0", "every process but Idle" },
+		{ "--pid 0 -v", "every process but Idle" },
+	};
+	size_t i;
+
+	if (rd->filters[0] == '\0') {
+		snprintf(buf, cap, "%s", rd->filtered ? "the processes a filter "
+		    "kept" : "every process");
+		return buf;
+	}
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(rd->filters, known[i].filters) == 0) {
+			snprintf(buf, cap, "%s (%s)", known[i].words,
+			    known[i].filters);
+			return buf;
+		}
+	snprintf(buf, cap, "the processes of the filters %.120s", rd->filters);
+	return buf;
+}
+
+/* Keeps what a DIAG record says the section's view covers. */
+static void
+keep_coverage(struct render *rd, const struct stream_diag *d)
+{
+	static const char lead[] = "note: processes: ";
+
+	if (d->what == NULL)
+		return;
+	if (d->count == 0 && strncmp(d->what, lead, sizeof(lead) - 1) == 0)
+		snprintf(rd->filters, sizeof(rd->filters), "%s",
+		    d->what + sizeof(lead) - 1);
+	else if (strcmp(d->what, "note: events filtered out") == 0)
+		rd->filtered = 1;
+}
+
 static int
 begin_table(struct render *rd, const struct stream_table *t)
 {
 	enum tab tab = tab_of(t);
-	char title[128];
+	char title[TITLE_MAX], what[128], covers[160];
 	size_t i;
 	int picture = 0;
 
@@ -360,7 +453,13 @@ begin_table(struct render *rd, const struct stream_table *t)
 	if (rd->image_col >= 0 && t->cols[rd->image_col].type != VAL_STR)
 		rd->image_col = -1;
 	snprintf(rd->table_name, sizeof(rd->table_name), "%s", t->name);
-	table_title(t, title, sizeof(title));
+	table_title(t, what, sizeof(what));
+	/* Tables of a trace's processes say which; a profile's have none. */
+	if (tab == TAB_SUMMARY || tab == TAB_QUERIES)
+		snprintf(title, sizeof(title), "%s", what);
+	else
+		snprintf(title, sizeof(title), "%s \xe2\x80\x94 %s", what,
+		    coverage(rd, covers, sizeof(covers)));
 	if (strcmp(t->name, "sysconfig") == 0)
 		return 0;	/* the summary's, row by row */
 	/* A page of many tables would be no page: the first ones only. */
@@ -384,8 +483,12 @@ begin_table(struct render *rd, const struct stream_table *t)
 			o.min_percent = TREE_PERCENT;
 			o.min_percent_given = 1;
 		}
-		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL ||
-		    (rd->pic->fp = platform_scratch_file()) == NULL ||
+		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL)
+			return -1;
+		/* A flame graph or chart says what it draws, of what. */
+		if (rd->pic_ops == &render_svg_ops)
+			o.title = rd->pic->title;
+		if ((rd->pic->fp = platform_scratch_file()) == NULL ||
 		    (rd->pic_rd = rd->pic_ops->open(rd->pic->fp,
 		    rd->pic_ops == &render_svg_ops ? "svg" : "html",
 		    &o)) == NULL)
@@ -399,9 +502,12 @@ begin_table(struct render *rd, const struct stream_table *t)
 		return -1;
 	rd->max_rows = strcmp(t->name, "crates") == 0 ? CRATES_MAX :
 	    strcmp(t->name, "processes") == 0 ? PROCS_MAX : ROWS_MAX;
-	if (rd->stack_col >= 0)
+	if (rd->stack_col >= 0 && (tab == TAB_SUMMARY || tab == TAB_QUERIES))
 		snprintf(rd->tab->title, sizeof(rd->tab->title),
-		    "%.100s: the top stacks", title);
+		    "%s: the top stacks", what);
+	else if (rd->stack_col >= 0)
+		snprintf(rd->tab->title, sizeof(rd->tab->title),
+		    "%s: the top stacks \xe2\x80\x94 %s", what, covers);
 	put_str(&rd->tab->html, "<table class=\"data");
 	if (strcmp(t->name, "crates") == 0)
 		put_str(&rd->tab->html, " bars");
@@ -634,6 +740,8 @@ report_record(struct render *rd, const struct stream_reader *r,
 	    render_note_keep(&rd->notes, rec) != 0 ||
 	    (rec->type == REC_DIAG && keep_diag(rd, rec) != 0))
 		return -1;
+	if (rec->type == REC_DIAG)
+		keep_coverage(rd, &rec->u.diag);
 	switch (rec->type) {
 	case REC_TABLE:
 		rd->tables++;
@@ -656,6 +764,9 @@ report_record(struct render *rd, const struct stream_reader *r,
 	case REC_END:
 		if (end_table(rd) != 0)
 			return -1;
+		/* A section of its own: another view, another coverage. */
+		rd->filters[0] = '\0';
+		rd->filtered = 0;
 		return 0;
 	default:
 		break;
@@ -693,14 +804,40 @@ static const char style[] =
 "border-left:4px solid #e0a030}\n"
 ".lossy{color:#b00000}\n"
 ".cut,.empty{color:#666;font-style:italic}\n"
-"input.filter{font:inherit;width:30em;margin:4px 0}\n";
+"input.filter{font:inherit;width:30em;margin:4px 0}\n"
+".crate-chart{margin:4px 0 12px}\n"
+".crate-chart .legend i{display:inline-block;width:10px;height:10px;"
+"margin-left:8px}\n"
+".crate-row{display:flex;align-items:center;gap:8px;min-height:18px}\n"
+".crate-name{flex:0 0 18em;overflow:hidden;text-overflow:ellipsis;"
+"white-space:nowrap;text-align:right}\n"
+".crate-track{flex:0 1 60em;min-width:10em}\n"
+".crate-bar{display:flex;height:12px}\n"
+".crate-bar.base{height:4px;margin-top:1px;opacity:.6}\n"
+".crate-bar span{flex:none;height:100%}\n"
+".crate-chart .running{background:#4e79a7}\n"
+".crate-chart .ready{background:#f28e2b}\n"
+".crate-chart .waiting{background:#bab0ac}\n"
+".crate-total{color:#444;font-variant-numeric:tabular-nums}\n";
 
 static const char script[] =
+"function fit(f) {\n"
+"  var d = f.contentDocument;\n"
+"  if (!d || !d.body || f.getClientRects().length == 0) return;\n"
+"  var st = d.defaultView.getComputedStyle(d.body);\n"
+"  var h = d.body.getBoundingClientRect().height +\n"
+"    parseFloat(st.marginTop) + parseFloat(st.marginBottom);\n"
+"  var e = d.documentElement, bar = e.scrollWidth > e.clientWidth ? 20 : 2;\n"
+"  if (h > 0) f.style.height = 'min(' + Math.ceil(h + bar) + 'px, 85vh)';\n"
+"}\n"
+"document.querySelectorAll('iframe.pic').forEach(function (f) {\n"
+"  f.addEventListener('load', function () { fit(f); }); });\n"
 "function show(id) {\n"
 "  document.querySelectorAll('section.tab').forEach(function (s) {\n"
 "    s.classList.toggle('on', s.id == 'tab-' + id); });\n"
 "  document.querySelectorAll('nav button').forEach(function (b) {\n"
 "    b.classList.toggle('on', b.getAttribute('data-tab') == id); });\n"
+"  document.querySelectorAll('#tab-' + id + ' iframe.pic').forEach(fit);\n"
 "}\n"
 "document.querySelectorAll('nav button').forEach(function (b) {\n"
 "  b.addEventListener('click', function () {\n"
@@ -756,6 +893,71 @@ static const char script[] =
 "        '%, transparent ' + p + '%)'; });\n"
 "  }\n"
 "});\n"
+"function ms(ns) {\n"
+"  return ns >= 1e9 ? (ns / 1e9).toPrecision(4) + ' s' :\n"
+"    (ns / 1e6).toPrecision(4) + ' ms';\n"
+"}\n"
+"function crateBars(t) {\n"
+"  var heads = Array.prototype.map.call(t.tHead.rows[0].cells,\n"
+"    function (h) { return h.textContent.replace(/ \\(.*\\)$/, ''); });\n"
+"  var kinds = ['running', 'ready', 'waiting'];\n"
+"  var cols = function (end) { return kinds.map(function (k) {\n"
+"    return heads.indexOf(k + '_ns' + end); }); };\n"
+"  var now = cols(''), base = cols('_base');\n"
+"  if (now.indexOf(-1) >= 0) return;\n"
+"  if (base.indexOf(-1) >= 0) base = null;\n"
+"  var crate = heads.indexOf('crate'), pid = heads.indexOf('pid');\n"
+"  var rows = Array.prototype.slice.call(t.tBodies[0].rows), max = 0;\n"
+"  var fig = function (r, c) { return c.map(function (k) {\n"
+"    var v = r.cells[k] && +r.cells[k].getAttribute('data-v');\n"
+"    return v > 0 ? v : 0; }); };\n"
+"  var sum = function (v) { return v[0] + v[1] + v[2]; };\n"
+"  rows.forEach(function (r) {\n"
+"    max = Math.max(max, sum(fig(r, now)), base ? sum(fig(r, base)) : 0); });\n"
+"  if (max <= 0) return;\n"
+"  var chart = document.createElement('div');\n"
+"  chart.className = 'crate-chart';\n"
+"  chart.innerHTML = '<p class=\"legend\"><i class=\"running\"></i> running ' +\n"
+"    '<i class=\"ready\"></i> ready <i class=\"waiting\"></i> waiting, ' +\n"
+"    'summed over each crate\\'s threads' + (base ? '; the thin bar ' +\n"
+"    'under is the baseline\\'s' : '') + '</p>';\n"
+"  var bar = function (v, cls, name) {\n"
+"    var b = document.createElement('div');\n"
+"    b.className = cls;\n"
+"    b.title = name + ': ' + kinds.map(function (k, i) {\n"
+"      return k + ' ' + ms(v[i]); }).join(', ');\n"
+"    v.forEach(function (x, i) {\n"
+"      var s = document.createElement('span');\n"
+"      s.className = kinds[i];\n"
+"      s.setAttribute('data-v', x);\n"
+"      s.style.width = (100 * x / max) + '%';\n"
+"      b.appendChild(s); });\n"
+"    return b;\n"
+"  };\n"
+"  rows.forEach(function (r) {\n"
+"    var name = crate >= 0 ? r.cells[crate].textContent : '';\n"
+"    if (pid >= 0) name += ' (' + r.cells[pid].textContent + ')';\n"
+"    var row = document.createElement('div'), label, track, total;\n"
+"    row.className = 'crate-row';\n"
+"    label = row.appendChild(document.createElement('span'));\n"
+"    label.className = 'crate-name';\n"
+"    label.textContent = name;\n"
+"    track = row.appendChild(document.createElement('div'));\n"
+"    track.className = 'crate-track';\n"
+"    track.appendChild(bar(fig(r, now), 'crate-bar', name));\n"
+"    if (base) track.appendChild(bar(fig(r, base), 'crate-bar base',\n"
+"      name + ', baseline'));\n"
+"    total = row.appendChild(document.createElement('span'));\n"
+"    total.className = 'crate-total';\n"
+"    total.textContent = ms(sum(fig(r, now)));\n"
+"    chart.appendChild(row); });\n"
+"  var h = t.previousElementSibling, title = document.createElement('h2');\n"
+"  title.textContent = 'Where each crate\\'s time went' +\n"
+"    h.textContent.replace(/^[^\\u2014]*/, ' ').replace(/ +$/, '');\n"
+"  h.parentNode.insertBefore(title, h);\n"
+"  h.parentNode.insertBefore(chart, h);\n"
+"}\n"
+"document.querySelectorAll('#tab-crates table.data').forEach(crateBars);\n"
 "show(location.hash.length > 1 ? location.hash.slice(1) : 'summary');\n";
 
 /* Copies a scratch file as an attribute value (& and " escaped). */
@@ -795,6 +997,32 @@ write_tab_notes(struct render *rd, enum tab tab)
 				fputs("</p>\n", rd->fp);
 				break;
 			}
+}
+
+/*
+ * The Summary's notes of what the trace did not record; not those that
+ * say what a table covers, which its title says.
+ */
+static void
+write_not_recorded(struct render *rd)
+{
+	static const char covers[] = "processes: ";
+	const char *p = (const char *)rd->notes.data;
+	const char *end = p != NULL ? p + rd->notes.len : NULL;
+	size_t n = 0;
+
+	fputs("<h2>Not recorded</h2>\n", rd->fp);
+	for (; p != NULL && p < end; p += strlen(p) + 1) {
+		if (strncmp(p, covers, sizeof(covers) - 1) == 0)
+			continue;
+		fputs("<p class=\"lacking\">", rd->fp);
+		markup_text(rd->fp, p, strlen(p));
+		fputs("</p>\n", rd->fp);
+		n++;
+	}
+	if (n == 0)
+		fputs("<p>The views found every kind of event they read.</p>\n",
+		    rd->fp);
 }
 
 /* The bytes a picture takes as an attribute (& and " escaped). */
@@ -860,8 +1088,13 @@ write_part(struct render *rd, const struct part *p)
 		fwrite(p->html.data, 1, p->html.len, rd->fp);
 		return 0;
 	}
-	fprintf(rd->fp, "<iframe class=\"pic\" style=\"height:%s\" "
-	    "title=\"", p->tab == TAB_TREE ? "80vh" : "70vh");
+	/* As tall as the picture, if known (the page's script fits it). */
+	if (p->height > 0)
+		fprintf(rd->fp, "<iframe class=\"pic\" style=\"height:min(%upx,"
+		    "85vh)\" title=\"", p->height + FRAME_SLACK);
+	else
+		fputs("<iframe class=\"pic\" style=\"height:80vh\" title=\"",
+		    rd->fp);
 	markup_text(rd->fp, p->title, strlen(p->title));
 	fputs("\" srcdoc=\"", rd->fp);
 	if (put_srcdoc(rd->fp, p->fp) != 0)
@@ -903,9 +1136,6 @@ write_page(struct render *rd)
 		fprintf(rd->fp, "<section class=\"tab\" id=\"tab-%s\">\n",
 		    tabs[t].id);
 		if (t == TAB_SUMMARY) {
-			const char *p = (const char *)rd->notes.data;
-			const char *end = p != NULL ? p + rd->notes.len : NULL;
-
 			fputs("<h2>Machine and trace</h2>\n", rd->fp);
 			report_summary_write(rd->summary, rd->fp);
 			fputs("<h2>Health</h2>\n", rd->fp);
@@ -917,15 +1147,7 @@ write_page(struct render *rd)
 				fprintf(rd->fp, "<p class=\"cut\">%zu more "
 				    "tables left out: a page holds %d.</p>\n",
 				    rd->left_out, PARTS_MAX / 2);
-			fputs("<h2>Not recorded</h2>\n", rd->fp);
-			if (rd->notes.len == 0)
-				fputs("<p>The views found every kind of event "
-				    "they read.</p>\n", rd->fp);
-			for (; p != NULL && p < end; p += strlen(p) + 1) {
-				fputs("<p class=\"lacking\">", rd->fp);
-				markup_text(rd->fp, p, strlen(p));
-				fputs("</p>\n", rd->fp);
-			}
+			write_not_recorded(rd);
 		} else
 			write_tab_notes(rd, (enum tab)t);
 		if (n == 0 && *tabs[t].lacking)
