@@ -51,7 +51,8 @@ else
 	# installed another way is used as it is.  Who runs them:
 	# mandoc: --help against the manual pages (help.sh, filter.sh, which
 	#   needs col too), and the manual as HTML in make dist-windows;
-	# chromium: draws the svg and html outputs and clicks them (render.sh);
+	# chromium: draws the svg and html outputs and clicks them (render.sh),
+	#   and runs speedscope's web app (speedscope.sh);
 	# xmllint: the svg is XML (render.sh), the WPR profile valid (wprp.sh);
 	# parallel: pipelines/many-traces.sh (many.sh);
 	# time: /usr/bin/time measures peak memory (many.sh, onepass.sh);
@@ -62,7 +63,8 @@ else
 	# libreoffice-calc-nogui: opens the CSV with formulas evaluated
 	#   (spreadsheet.sh);
 	# nodejs, npm: DuckDB's Node API from npm (.ci/npm.sh), which loads
-	#   the CSV tables (duckdb.sh, many.sh);
+	#   the CSV tables (duckdb.sh, many.sh), and speedscope, puppeteer-core
+	#   and ajv (speedscope.sh);
 	# mingw-w64: every source compiles for Windows (portability.sh), and
 	#   the Windows build that wine runs (windows.sh), whose libraries
 	#   dpkg-dev unpacks from Debian's sources (.ci/windows-deps.sh) and

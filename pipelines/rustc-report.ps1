@@ -11,7 +11,8 @@ pass.  The twin of rustc-report.sh.
 
 Writes NAME.report.html for trace NAME.etl, into the current directory,
 or -Out (a file, or a directory to write NAME.report.html into).
--All takes every process of the trace, not only those of the build;
+-All takes every process of the trace, not only those of the build
+(the waits and threads of every process but Idle);
 -ProfDir names a directory of rustc self-profiles (*.mm_profdata) for
 the Queries tab; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
 frames with etlsym.  The trace is decoded once, and every table made in
@@ -47,7 +48,8 @@ named when either is set.
 The trace of an earlier build to compare with.
 
 .PARAMETER All
-Takes every process of the trace, not only those of the build.
+Takes every process of the trace, not only those of the build (the
+waits and threads of every process but Idle).
 
 .PARAMETER Xlsx
 Also writes the tables as one Excel workbook, NAME.report.xlsx, beside
@@ -100,8 +102,12 @@ if (-not $Out) {
 } else {
 	$page = $Out
 }
-# The views, each cut to the build's processes unless -All.
+# The views, each cut to the build's processes unless -All; with -All,
+# the waits and threads of every process but Idle (pid 0), whose idle
+# threads do not wait: they run while no other thread does.  Each view
+# says its filters (--note-filters), which the page's titles say.
 $f = if ($All) { @() } else { @('--rustc') }
+$w = if ($All) { @('-v', '--pid', '0') } else { @('--rustc') }
 $tmp = Join-Path ([IO.Path]::GetTempPath()) ([IO.Path]::GetRandomFileName())
 New-Item -ItemType Directory -Path $tmp | Out-Null
 try {
@@ -116,8 +122,8 @@ try {
 	}
 	$parts = @()
 	$title = "${name}: rustc build report"
-	$views = @('sysconfig', '+', 'crates') + $f + @('+', 'threads') + $f +
-	    @('+', 'waits', '--by', 'stack') + $f + @('+', 'processes') + $f +
+	$views = @('sysconfig', '+', 'crates') + $f + @('+', 'threads') + $w +
+	    @('+', 'waits', '--by', 'stack') + $w + @('+', 'processes') + $f +
 	    @('+', 'tree') + $f + @('+', 'cpu', '--by', 'stack') + $f +
 	    @('+', 'cpu', '--by', 'function') + $f +
 	    @('+', 'vmem', '--by', 'stack') + $f + @('+', 'vmem', '--timeline') +
@@ -139,8 +145,8 @@ try {
 		Invoke-Tool etlagg @('-q', '-o', $sys, 'sysconfig', $old, $src)
 		$parts += $sys
 		$d = @('--diff', $old)
-		$views = @('crates') + $f + $d + @('+', 'threads') + $f + $d +
-		    @('+', 'waits', '--by', 'stack') + $f + $d +
+		$views = @('crates') + $f + $d + @('+', 'threads') + $w + $d +
+		    @('+', 'waits', '--by', 'stack') + $w + $d +
 		    @('+', 'processes') + $f + $d + @('+', 'tree') + $f +
 		    @('+', 'cpu', '--by', 'stack') + $f + $d +
 		    @('+', 'cpu', '--by', 'function') + $f + $d +
@@ -150,7 +156,8 @@ try {
 		    [IO.Path]::GetFileName($Baseline)
 	}
 	$tables = Join-Path $tmp 'views.zst'
-	Invoke-Tool etlagg (@('-q', '-o', $tables) + $views + @($src))
+	Invoke-Tool etlagg (@('-q', '--note-filters', '-o', $tables) + $views +
+	    @($src))
 	$parts += $tables
 	if ($ProfDir) {
 		$profiles = @(Get-ChildItem -LiteralPath $ProfDir -Filter '*.mm_profdata' |

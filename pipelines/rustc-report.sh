@@ -7,6 +7,7 @@
 # Usage: rustc-report.sh [-ax] [-p dir] [-o file] [-y path]
 #            [--baseline old.etl] trace.etl
 #   -a       every process of the trace, not only those of the build
+#            (the waits and threads of every process but Idle)
 #   --baseline old.etl, -b old.etl
 #            compare with the build of old.etl: the crates, processes,
 #            threads, CPU, commit and waits tables get the baseline's
@@ -106,10 +107,13 @@ pagedir=$(dirname -- "$page")
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The views, each cut to the build's processes unless -a.
-f=--rustc
-[ $all = 1 ] && f=
-views="sysconfig + crates $f + threads $f + waits --by stack $f +
+# The views, each cut to the build's processes unless -a; with -a, the
+# waits and threads of every process but Idle (pid 0), whose idle
+# threads do not wait: they run while no other thread does.  Each view
+# says its filters (--note-filters), which the page's titles say.
+f=--rustc w=--rustc
+[ $all = 1 ] && f= w="-v --pid 0"
+views="sysconfig + crates $f + threads $w + waits --by stack $w +
     processes $f + tree $f + cpu --by stack $f + cpu --by function $f +
     vmem --by stack $f + vmem --timeline $f"
 
@@ -138,15 +142,16 @@ if [ -n "$baseline" ]; then
 	old=$tmp/old.zst
 	etlagg -q -o "$tmp/sys.zst" sysconfig "$tmp/old.zst" "$src" ||
 	    die "$baseline: etlagg sysconfig failed"
-	views="crates $f --diff $old + threads $f --diff $old +
-	    waits --by stack $f --diff $old + processes $f --diff $old +
+	views="crates $f --diff $old + threads $w --diff $old +
+	    waits --by stack $w --diff $old + processes $f --diff $old +
 	    tree $f + cpu --by stack $f --diff $old +
 	    cpu --by function $f --diff $old + vmem --by stack $f --diff $old +
 	    vmem --timeline $f"
 fi
 
 # shellcheck disable=SC2086
-etlagg -q -o "$tmp/views.zst" $views "$src" || die "$trace: etlagg failed"
+etlagg -q --note-filters -o "$tmp/views.zst" $views "$src" ||
+    die "$trace: etlagg failed"
 if [ -n "$baseline" ]; then
 	cat "$tmp/sys.zst" "$tmp/views.zst" >"$tmp/both.zst" &&
 	    mv "$tmp/both.zst" "$tmp/views.zst" || die "cannot write $tmp"

@@ -25,14 +25,17 @@
 
 #define PRODUCER "etlagg 0.1"
 
-enum { OPT_VIEW = 256, OPT_CMDLINE, OPT_PID, OPT_RUSTC, OPT_CHILDREN };
+enum {
+	OPT_VIEW = 256, OPT_CMDLINE, OPT_PID, OPT_RUSTC, OPT_CHILDREN,
+	OPT_NOTE_FILTERS
+};
 
 static _Noreturn void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: etlagg [-fq] [-o file] view [view-options] "
-	    "[filters]\n              [+ view [view-options] [filters] ...] "
-	    "[file ...]\n");
+	fprintf(fp, "usage: etlagg [-fq] [--note-filters] [-o file] view "
+	    "[view-options]\n              [filters] [+ view [view-options] "
+	    "[filters] ...] [file ...]\n");
 	if (status == CLI_OK) {
 		fprintf(fp, "Aggregate the event stream into a table.  Views:\n");
 		view_list(fp);
@@ -43,6 +46,9 @@ usage(FILE *fp, int status)
 		    "  -q         no warnings: what an input lost, the events it\n"
 		    "             lacks, how the trace was recorded; errors are\n"
 		    "             still said\n"
+		    "  --note-filters  a view with filters says them in a note\n"
+		    "             (\"note: processes: --rustc\"), which etlreport\n"
+		    "             titles what it draws with\n"
 		    "  --diff base  of cpu, vmem, heap, threads, waits, crates,\n"
 		    "             processes or stats: the view of base and of\n"
 		    "             the input, joined, with the changes\n"
@@ -69,6 +75,7 @@ usage(FILE *fp, int status)
 }
 
 #define VIEWS_MAX	32	/* views joined by + */
+#define FWORDS_MAX	256	/* bytes of a view's filters in its note */
 
 /* One view of the command line: its name and options. */
 struct vspec {
@@ -82,13 +89,15 @@ struct vspec {
 	/* Its filters, as etlfilter's, and their options in a line. */
 	struct filter *filter;
 	struct buf fkey;
+	/* Its filters as words, for --note-filters: "-v --pid 0". */
+	char fwords[FWORDS_MAX];
 };
 
 /* What the command line says. */
 struct args {
 	struct vspec views[VIEWS_MAX];
 	int nviews;
-	int force, quiet;
+	int force, quiet, note_filters;
 	const char *out;
 	char **files;
 	int nfiles;
@@ -119,6 +128,7 @@ all_options(void)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "ignore-case", no_argument, NULL, 'i' },
 		{ "invert", no_argument, NULL, 'v' },
+		{ "note-filters", no_argument, NULL, OPT_NOTE_FILTERS },
 	};
 	const size_t nown = sizeof(own) / sizeof(own[0]);
 	const struct view_ops *ops;
@@ -315,6 +325,21 @@ view_args(struct args *a, struct vspec *vs)
 		cli_fatal(CLI_USAGE, "%s", filter_error(vs->filter));
 }
 
+/* Adds a filter option to the view's words, as etlfilter spells it. */
+static void
+filter_words(struct vspec *vs, int ch, const char *arg)
+{
+	const char *name = ch == 'p' ? "-p" : ch == OPT_CMDLINE ? "--cmdline" :
+	    ch == OPT_PID ? "--pid" : ch == OPT_RUSTC ? "--rustc" :
+	    ch == OPT_CHILDREN ? "--children" : ch == 'i' ? "-i" : "-v";
+	size_t len = strlen(vs->fwords);
+	int takes = ch == 'p' || ch == OPT_CMDLINE || ch == OPT_PID;
+
+	/* Cut at FWORDS_MAX: a note, not a record of the command line. */
+	snprintf(vs->fwords + len, sizeof(vs->fwords) - len, "%s%s%s%s",
+	    len > 0 ? " " : "", name, takes ? " " : "", takes ? arg : "");
+}
+
 /*
  * A filter option `ch` of the view `vs`: etlfilter's, through the same
  * calls, so that it means what it means there.  Its text goes to the
@@ -354,6 +379,7 @@ filter_option(struct vspec *vs, int ch, const char *arg)
 	}
 	if (rc != 0)
 		cli_fatal(CLI_USAGE, "%s", filter_error(f));
+	filter_words(vs, ch, arg);
 	buf_put_u8(&vs->fkey, (unsigned)ch & 0xff);
 	buf_put_str(&vs->fkey, arg);
 	buf_put_u8(&vs->fkey, 0);
@@ -403,6 +429,9 @@ parse_args(int argc, char *argv[], struct args *a)
 			break;
 		case 'q':
 			a->quiet = 1;
+			break;
+		case OPT_NOTE_FILTERS:
+			a->note_filters = 1;
 			break;
 		case 'V':
 			printf("%s\n", PRODUCER);
@@ -953,14 +982,34 @@ say_missing(const struct aggview *av, struct stream_writer *w,
 }
 
 /*
+ * --note-filters: the filters of a view, in a DIAG note of count 0 that
+ * states what its tables cover ("note: processes: --rustc"), which
+ * etlreport titles them with.  It is the one record by which such a
+ * view's output differs from that of etlfilter | etlagg, which cannot
+ * know the filters.  @return : 0, or -1 on a write error.
+ */
+static int
+note_filters(const char *words, struct stream_writer *w)
+{
+	char what[FWORDS_MAX + 32];
+	struct stream_diag d = { what, 0, 0, 0 };
+
+	if (words == NULL)
+		return 0;
+	snprintf(what, sizeof(what), "note: processes: %s", words);
+	return stream_write_diag(w, &d);
+}
+
+/*
  * Ends a view's stream: what the inputs lost, what they lacked for it,
- * its tables, the end.  A view that did not write as it read (w NULL)
- * writes a stream of its own after the last one: its header and the
- * records held back for it first.
+ * with --note-filters its filters, its tables, the end.  A view that did
+ * not write as it read (w NULL) writes a stream of its own after the
+ * last one: its header and the records held back for it first.
  */
 static void
 finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
-    const struct cli_inputs *in, const struct aggregation *agg, int quiet)
+    const struct cli_inputs *in, const struct aggregation *agg, int quiet,
+    const char *filters)
 {
 	struct stream_end end = { 0 };
 	struct stream_diag cut = { LOSS_CUT, 0, 0, 0 };
@@ -985,6 +1034,7 @@ finish_view(struct aggview *av, struct stream_writer *w, FILE *fp,
 	cut.count = in->loss.cut;
 	if ((cut.count > 0 && stream_write_diag(w, &cut) != 0) ||
 	    say_missing(av, w, agg->all_events, quiet) != 0 ||
+	    note_filters(filters, w) != 0 ||
 	    (av->dd != NULL ? write_diff(av, w) : write_tables(av, w)) != 0 ||
 	    stream_write_end(w, &end) != 0 || stream_writer_close(w) != 0)
 		cli_write_error(agg->out);
@@ -1053,7 +1103,8 @@ main(int argc, char *argv[])
 		struct aggview *av = &views[i];
 
 		finish_view(av, i == 0 && live ? w : NULL, fp, &in,
-		    &p.groups[av->group], a.quiet);
+		    &p.groups[av->group], a.quiet, a.note_filters &&
+		    a.views[i].filter != NULL ? a.views[i].fwords : NULL);
 		av->ops->destroy(av->v);
 		view_merge_free(av->mg);
 		view_diff_free(av->dd);

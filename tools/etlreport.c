@@ -42,7 +42,7 @@ usage(FILE *fp, int status)
 		    "  --max-depth n    html: show n levels of nesting at most\n"
 		    "  --min-percent p  svg, html: leave out what is below p%%\n"
 		    "  --table name     text, csv, jsonl: only the tables so named\n"
-		    "  --title text     svg, html: the title\n"
+		    "  --title text     svg, html, speedscope: the title\n"
 		    "  -h, --help       this text\n"
 		    "  --version        the version\n"
 		    "With no file, or when file is -, read standard input.\n"

@@ -155,13 +155,8 @@ utf16_span(const unsigned char *in, size_t in_len)
 	return n;
 }
 
-/*
- * @return : the length of the well-formed UTF-8 sequence at in[0..n), or 0
- *	if it is not one (overlong forms, surrogates and code points above
- *	U+10FFFF are not).
- */
-static size_t
-utf8_seq(const unsigned char *in, size_t n)
+size_t
+utf8_seq_len(const unsigned char *in, size_t n)
 {
 	unsigned char b = in[0], lo = 0x80, hi = 0xBF;
 	size_t len, i;
@@ -217,7 +212,7 @@ utf8_valid(const unsigned char *in, size_t n)
 			i++;
 			continue;
 		}
-		if ((len = utf8_seq(in + i, n - i)) == 0)
+		if ((len = utf8_seq_len(in + i, n - i)) == 0)
 			return 0;
 		i += len;
 	}

@@ -49,6 +49,15 @@ size_t ansi_to_utf8(const unsigned char *in, size_t in_len, char *out,
 size_t utf8_encode(uint32_t cp, char out[4]);
 
 /*
+ * For writers of text that must be valid UTF-8 whatever the trace held
+ * (JSON): in[0..n) must not be empty.
+ * @return : the length of the well-formed UTF-8 sequence at in[0..n), 1
+ *	for ASCII, or 0 if it is not one (overlong forms, surrogates and
+ *	code points above U+10FFFF are not).
+ */
+size_t utf8_seq_len(const unsigned char *in, size_t n);
+
+/*
  * @return : the length in bytes of the NUL-terminated UTF-16LE string at
  *	in[0..in_len), including the NUL; in_len rounded down to even if
  *	there is no NUL.

@@ -13,6 +13,7 @@
 #include "stream/frames.h"
 #include "base/intern.h"
 #include "memstacks.h"
+#include "proclabel.h"
 
 #define FRAMES_CAP	4096
 #define NAME_MAX_LEN	1024
@@ -21,6 +22,8 @@
 struct mkey {
 	uint32_t root, pseudo;		/* name ids; pseudo 0: none */
 	stream_id def, stack;
+	uint32_t inst;			/* in labels; 0: rooted at root */
+	uint32_t pad;
 };
 
 /* What a function or module totals, and the last path that counted it. */
@@ -31,6 +34,8 @@ struct mtotal {
 
 struct memstacks {
 	struct frames *frames;
+	int instances;			/* paths rooted at instances */
+	struct proclabels labels;	/* the section's instances */
 	struct intern names;		/* frame names -> id */
 	struct intern keys;		/* struct mkey -> key */
 	struct memw *key_w;
@@ -91,6 +96,7 @@ memstacks_free(struct memstacks *ms)
 	if (ms == NULL)
 		return;
 	frames_free(ms->frames);
+	proclabels_release(&ms->labels);
 	intern_release(&ms->names);
 	intern_release(&ms->keys);
 	intern_release(&ms->sites);
@@ -105,10 +111,18 @@ memstacks_free(struct memstacks *ms)
 	free(ms);
 }
 
+void
+memstacks_root_instances(struct memstacks *ms)
+{
+	ms->instances = 1;
+}
+
 int
 memstacks_record(struct memstacks *ms, const struct stream_reader *r,
     const struct stream_record *rec)
 {
+	if (ms->instances && proclabels_record(&ms->labels, rec) != 0)
+		return -1;
 	return frames_record(ms->frames, r, rec);
 }
 
@@ -129,13 +143,17 @@ name_id(struct memstacks *ms, const char *name, size_t len)
 
 uint32_t
 memstacks_key(struct memstacks *ms, const char *root, size_t rootlen,
-    stream_id def, stream_id stack, const char *pseudo)
+    const struct stream_process *def, stream_id stack, const char *pseudo)
 {
 	struct mkey k;
 
 	memset(&k, 0, sizeof(k));
-	k.def = def;
+	k.def = def != NULL ? def->id : 0;
 	k.stack = stack;
+	/* Its label is asked for when the section ends, all defined. */
+	if (ms->instances && def != NULL &&
+	    (k.inst = proclabels_add_def(&ms->labels, def, 0, 0, NULL)) == 0)
+		return 0;
 	if ((k.root = name_id(ms, root, rootlen)) == 0)
 		return 0;
 	if (pseudo != NULL && (k.pseudo = name_id(ms, pseudo,
@@ -211,7 +229,14 @@ resolve_key(struct memstacks *ms, const struct stream_reader *r,
 	struct memw *pw;
 	uint32_t id;
 
-	ms->path_buf[n++] = k->root;
+	if (k->inst != 0) {
+		const char *label;
+		size_t len;
+
+		label = proclabels_get(&ms->labels, k->inst, &len);
+		ms->path_buf[n++] = name_id(ms, label, len);
+	} else
+		ms->path_buf[n++] = k->root;
 	if (k->pseudo != 0)
 		ms->path_buf[n++] = k->pseudo;
 	if (k->stack == 0) {

@@ -8,7 +8,9 @@
  * the events that use them, so keys are named when the section ends
  * (memstacks_end_section(), at REC_END or in finish): each becomes a
  * path of frame names, root first, whose root is the process's image
- * name (as cpu --by stack roots them), and equal paths add up.  Frames
+ * name (as cpu --by stack roots them), or its instance as proclabel.h
+ * names those of the section (the views' --instances), and equal paths
+ * add up.  Frames
  * are named by frames.h; a key without a stack is [no stack], one whose
  * stack the source never defined is [stack not defined], and a view may
  * put a pseudo frame of its own after the root ([committed before the
@@ -62,18 +64,27 @@ struct memstacks;
 struct memstacks *memstacks_new(unsigned frames_flags);
 void memstacks_free(struct memstacks *ms);
 
+/*
+ * Roots the paths at the process instances, "serde (4242)", rather than
+ * at their images: the label of a key's instance is decided when its
+ * section ends, over every process the section defines.
+ */
+void memstacks_root_instances(struct memstacks *ms);
+
 /* Takes note of images and sections.  @return : 0, or -1 (no memory). */
 int memstacks_record(struct memstacks *ms, const struct stream_reader *r,
     const struct stream_record *rec);
 
 /*
  * The key of an allocation by stack `stack` (0: none) of a process whose
- * image is `root` and definition `def`, with `pseudo` (NULL: none) as
- * the first frame after the root.  @return : a key > 0, or 0 if out of
- * memory.  Keys live until memstacks_end_section().
+ * image is `root` and definition `def` (NULL: none; then the image is
+ * the root with instances too), with `pseudo` (NULL: none) as the first
+ * frame after the root.  @return : a key > 0, or 0 if out of memory.
+ * Keys live until memstacks_end_section().
  */
 uint32_t memstacks_key(struct memstacks *ms, const char *root,
-    size_t rootlen, stream_id def, stream_id stack, const char *pseudo);
+    size_t rootlen, const struct stream_process *def, stream_id stack,
+    const char *pseudo);
 
 /* The weights of a key; NULL if out of memory. */
 struct memw *memstacks_weight(struct memstacks *ms, uint32_t key);

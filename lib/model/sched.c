@@ -551,6 +551,9 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 		case SCHED_OPT_ADDRESSES:
 			*flags |= FRAMES_ADDRESSES;
 			break;
+		case SCHED_OPT_INSTANCES:
+			*flags |= SCHED_INSTANCES;
+			break;
 		case SCHED_OPT_BY:
 			for (i = 0; i < nby && strcmp(optarg, bys[i]) != 0; i++)
 				continue;

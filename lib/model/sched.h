@@ -168,7 +168,8 @@ void sched_stack_text(struct frames *f, const struct stream_reader *r,
  * Parses a wait view's options, those of `longopts` (the view's own
  * table, which etlagg reads too; each entry's val one of the SCHED_OPT_
  * letters): --by one of `bys` (nby of them; *by the index), --from and
- * --to seconds, --addresses (*flags gets FRAMES_ADDRESSES), --tid list
+ * --to seconds, --addresses (*flags gets FRAMES_ADDRESSES), --instances
+ * (*flags gets SCHED_INSTANCES, for the view to take out), --tid list
  * (into s, when not NULL).
  * @return : 0, or -1 after a message.
  */
@@ -176,9 +177,11 @@ enum {
 	SCHED_OPT_ADDRESSES = 'a',
 	SCHED_OPT_BY = 'b',
 	SCHED_OPT_FROM = 'f',
+	SCHED_OPT_INSTANCES = 'I',
 	SCHED_OPT_TID = 'i',
 	SCHED_OPT_TO = 't'
 };
+#define SCHED_INSTANCES	(1u << 16)	/* past the frames.h flags */
 int sched_options(int argc, char *argv[], int *used, const char *view,
     const struct option *longopts, const char *const *bys, int nby,
     int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s);

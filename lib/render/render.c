@@ -17,6 +17,8 @@ static const struct render_format formats[] = {
 	{ "folded", "collapsed stacks of the stack tables, or rustc queries",
 	    &render_folded_ops },
 	{ "svg", "a flame graph of the same stacks", &render_svg_ops },
+	{ "speedscope", "the same stacks for speedscope, a profile a "
+	    "process", &render_speedscope_ops },
 	{ "html", "process tree timeline, rustc query page, or a report "
 	    "of several tables", &render_report_ops },
 	{ "xlsx", "an Excel workbook, a sheet a table (needs -o)",
@@ -40,5 +42,5 @@ render_list(FILE *fp)
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		fprintf(fp, "  %-8s %s\n", formats[i].name, formats[i].summary);
+		fprintf(fp, "  %-10s %s\n", formats[i].name, formats[i].summary);
 }

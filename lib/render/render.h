@@ -4,9 +4,9 @@
  * writes its format to a FILE; its close() finishes the output.
  *
  * Formats differ in what they draw: the table formats (text, csv, jsonl)
- * write any table and the event list; folded and svg draw tables that
- * have a "stack" column (frames root first, joined by ';') and a weight
- * column; html draws the process tree or a rustc query trace; counts and
+ * write any table and the event list; folded, svg and speedscope draw
+ * tables that have a "stack" column (frames root first, joined by ';')
+ * and a weight column; html draws the process tree or a rustc query trace; counts and
  * chrome draw rustc query data.  A renderer ignores records it cannot
  * draw and says so at close if it drew nothing.
  */
@@ -131,6 +131,7 @@ extern const struct render_ops render_counts_ops;
 extern const struct render_ops render_chrome_ops;
 extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
+extern const struct render_ops render_speedscope_ops;
 extern const struct render_ops render_html_ops;
 extern const struct render_ops render_report_ops;
 extern const struct render_ops render_xlsx_ops;	/* a stub without it */

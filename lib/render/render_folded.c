@@ -15,8 +15,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "model/stackrows.h"
 #include "render.h"
-#include "stackrows.h"
 
 struct render {
 	FILE *fp;

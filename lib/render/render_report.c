@@ -6,7 +6,9 @@
  *	Summary		the machine (sysconfig), what the input lost, what
  *			the trace did not record and the profile that would
  *			(the notes of the views), the tables of other views
- *	Crates		crates: sortable, a bar in each figure's cell
+ *	Crates		crates: sortable, a bar in each figure's cell, and
+ *			a stacked bar a crate of its running, ready and
+ *			waiting time (drawn by the page's script)
  *	Build processes	processes: filterable by a regular expression
  *	Process tree	tree: the timeline of render_html.c, in a frame
  *	CPU		cpu stack tables as flame graphs (render_svg.c, in a
@@ -19,8 +21,13 @@
  *
  * Each picture is drawn by the renderer that draws it alone, into a
  * scratch file, and put in an iframe's srcdoc, so that the page stands
- * alone and the pictures' scripts do not meet.  A tab whose data the
- * stream lacks says so.  Tables are cut to their first rows (the views
+ * alone and the pictures' scripts do not meet.  A frame is as tall as
+ * its picture, up to most of the window (then it scrolls): a frame
+ * sized by the window alone leaves blank under a short picture, the
+ * more so the taller the window (a full-page capture).  Each title says
+ * which processes its table covers, from the note of etlagg's
+ * --note-filters (or of etlfilter, that it cut the stream).  A tab
+ * whose data the stream lacks says so.  Tables are cut to their first rows (the views
  * sort them by weight), with a note saying how many were left out;
  * flame graphs fold frames narrower than a pixel, as alone.
  *
@@ -37,6 +44,7 @@
 #include "stream/loss.h"
 #include "markup.h"
 #include "render.h"
+#include "report_page.h"
 #include "report_summary.h"
 
 #define ROWS_MAX	200	/* rows of a table shown */
@@ -55,6 +63,8 @@
 #define STACK_FRAMES	4	/* innermost frames in a top stacks table */
 #define CELL_MAX	4096	/* bytes of a cell shown */
 #define PARTS_MAX	64	/* tables and pictures a page holds */
+#define TITLE_MAX	320	/* bytes of a title */
+#define FRAME_SLACK	24	/* px: a frame's margins and scroll bar */
 
 enum tab {
 	TAB_SUMMARY, TAB_CRATES, TAB_PROCESSES, TAB_TREE, TAB_CPU,
@@ -101,9 +111,10 @@ enum part_kind { PART_TABLE, PART_FRAME };
 struct part {
 	enum tab tab;
 	enum part_kind kind;
-	char title[128];
+	char title[TITLE_MAX];
 	struct buf html;		/* PART_TABLE: the table */
 	FILE *fp;			/* PART_FRAME: the picture */
+	unsigned height;		/* its height in px; 0: not known */
 	size_t rows, cut;		/* rows seen, rows left out */
 	int stacks;			/* a picture of stacks */
 	size_t size;			/* bytes on the page */
@@ -118,9 +129,12 @@ struct render {
 	struct render *single;
 	size_t tables, left_out;
 	int crates;
-	/* The parts, in order. */
+	/*
+	 * The parts, in order: PARTS_MAX slots made at once, so that a
+	 * part open (pic, tab) stays where it is.
+	 */
 	struct part *parts;
-	size_t nparts, parts_cap;
+	size_t nparts;
 	/* The table open: its parts (a picture, a table) and columns. */
 	stream_id table;
 	int open;
@@ -143,6 +157,12 @@ struct render {
 	size_t ninst, inst_cap;
 	struct buf inst_names;
 	char table_name[64];
+	/*
+	 * What the section's view covers: the filters of its note
+	 * (etlagg --note-filters), and whether a filter cut the stream.
+	 */
+	char filters[RENDER_NOTE_LEN + 1];
+	int filtered;
 	/* The summary: sysconfig rows, notes. */
 	struct report_summary *summary;	/* machines, a diff's samples */
 	struct buf notes;
@@ -196,13 +216,15 @@ report_open(FILE *fp, const char *format, const struct render_options *opt)
 	rd->fp = fp;
 	rd->opt = *opt;
 	rd->opt.loss = &rd->loss;
-	if ((rd->summary = report_summary_new()) == NULL ||
+	if ((rd->parts = calloc(PARTS_MAX, sizeof(*rd->parts))) == NULL ||
+	    (rd->summary = report_summary_new()) == NULL ||
 	    (rd->single_fp = platform_scratch_file()) == NULL ||
 	    (rd->single = render_html_ops.open(rd->single_fp, format,
 	    opt)) == NULL) {
 		if (rd->single_fp != NULL)
 			fclose(rd->single_fp);
 		report_summary_free(rd->summary);
+		free(rd->parts);
 		free(rd);
 		return NULL;
 	}
@@ -213,11 +235,11 @@ static struct part *
 new_part(struct render *rd, enum tab tab, enum part_kind kind,
     const char *title)
 {
-	struct part *p = array_slot(&rd->parts, &rd->parts_cap, rd->nparts,
-	    sizeof(*p));
+	struct part *p;
 
-	if (p == NULL)
+	if (rd->nparts >= PARTS_MAX)
 		return NULL;
+	p = &rd->parts[rd->nparts];
 	memset(p, 0, sizeof(*p));
 	p->tab = tab;
 	p->kind = kind;
@@ -263,6 +285,28 @@ tab_of(const struct stream_table *t)
 	return TAB_SUMMARY;
 }
 
+/*
+ * The height in pixels of a picture that render_svg.c drew, from the
+ * opening tag of its <svg>; 0 if it has none.
+ */
+static unsigned
+picture_height(FILE *fp)
+{
+	char head[2048], *svg, *h;
+	size_t n;
+	unsigned long v;
+
+	rewind(fp);
+	n = fread(head, 1, sizeof(head) - 1, fp);
+	head[n] = '\0';
+	if ((svg = strstr(head, "<svg ")) == NULL ||
+	    (h = strstr(svg, " height=\"")) == NULL ||
+	    h > svg + strcspn(svg, ">"))
+		return 0;
+	v = strtoul(h + 9, NULL, 10);
+	return v < 1000000 ? (unsigned)v : 0;
+}
+
 /* Ends the open table: its picture drawn, its html table closed. */
 static int
 end_table(struct render *rd)
@@ -275,6 +319,8 @@ end_table(struct render *rd)
 	if (rd->pic_rd != NULL) {
 		rc = rd->pic_ops->close(rd->pic_rd);
 		rd->pic_rd = NULL;
+		if (rc >= 0 && rd->pic_ops == &render_svg_ops)
+			rd->pic->height = picture_height(rd->pic->fp);
 		/* Nothing to draw (1) or something left out (2): no error. */
 		rc = rc < 0 ? -1 : 0;
 	}
@@ -335,11 +381,59 @@ table_title(const struct stream_table *t, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * Which processes the open section's table covers, for its title: the
+ * filters its view was given (etlagg --note-filters), in words where
+ * they are the report's own; else whether a filter cut the stream
+ * before (etlfilter's "note: events filtered out"); else every process.
+ */
+static const char *
+coverage(const struct render *rd, char *buf, size_t cap)
+{
+	static const struct {
+		const char *filters, *words;
+	} known[] = {
+		{ "--rustc", "the build's processes" },
+		{ "-v --pid 0", "every process but Idle" },
+		{ "--pid 0 -v", "every process but Idle" },
+	};
+	size_t i;
+
+	if (rd->filters[0] == '\0') {
+		snprintf(buf, cap, "%s", rd->filtered ? "the processes a filter "
+		    "kept" : "every process");
+		return buf;
+	}
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(rd->filters, known[i].filters) == 0) {
+			snprintf(buf, cap, "%s (%s)", known[i].words,
+			    known[i].filters);
+			return buf;
+		}
+	snprintf(buf, cap, "the processes of the filters %.120s", rd->filters);
+	return buf;
+}
+
+/* Keeps what a DIAG record says the section's view covers. */
+static void
+keep_coverage(struct render *rd, const struct stream_diag *d)
+{
+	static const char lead[] = "note: processes: ";
+
+	if (d->what == NULL)
+		return;
+	if (d->count == 0 && strncmp(d->what, lead, sizeof(lead) - 1) == 0)
+		snprintf(rd->filters, sizeof(rd->filters), "%s",
+		    d->what + sizeof(lead) - 1);
+	else if (strcmp(d->what, "note: events filtered out") == 0)
+		rd->filtered = 1;
+}
+
 static int
 begin_table(struct render *rd, const struct stream_table *t)
 {
 	enum tab tab = tab_of(t);
-	char title[128];
+	char title[TITLE_MAX], what[128], covers[160];
 	size_t i;
 	int picture = 0;
 
@@ -360,7 +454,13 @@ begin_table(struct render *rd, const struct stream_table *t)
 	if (rd->image_col >= 0 && t->cols[rd->image_col].type != VAL_STR)
 		rd->image_col = -1;
 	snprintf(rd->table_name, sizeof(rd->table_name), "%s", t->name);
-	table_title(t, title, sizeof(title));
+	table_title(t, what, sizeof(what));
+	/* Tables of a trace's processes say which; a profile's have none. */
+	if (tab == TAB_SUMMARY || tab == TAB_QUERIES)
+		snprintf(title, sizeof(title), "%s", what);
+	else
+		snprintf(title, sizeof(title), "%s \xe2\x80\x94 %s", what,
+		    coverage(rd, covers, sizeof(covers)));
 	if (strcmp(t->name, "sysconfig") == 0)
 		return 0;	/* the summary's, row by row */
 	/* A page of many tables would be no page: the first ones only. */
@@ -384,8 +484,12 @@ begin_table(struct render *rd, const struct stream_table *t)
 			o.min_percent = TREE_PERCENT;
 			o.min_percent_given = 1;
 		}
-		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL ||
-		    (rd->pic->fp = platform_scratch_file()) == NULL ||
+		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL)
+			return -1;
+		/* A flame graph or chart says what it draws, of what. */
+		if (rd->pic_ops == &render_svg_ops)
+			o.title = rd->pic->title;
+		if ((rd->pic->fp = platform_scratch_file()) == NULL ||
 		    (rd->pic_rd = rd->pic_ops->open(rd->pic->fp,
 		    rd->pic_ops == &render_svg_ops ? "svg" : "html",
 		    &o)) == NULL)
@@ -399,9 +503,12 @@ begin_table(struct render *rd, const struct stream_table *t)
 		return -1;
 	rd->max_rows = strcmp(t->name, "crates") == 0 ? CRATES_MAX :
 	    strcmp(t->name, "processes") == 0 ? PROCS_MAX : ROWS_MAX;
-	if (rd->stack_col >= 0)
+	if (rd->stack_col >= 0 && (tab == TAB_SUMMARY || tab == TAB_QUERIES))
 		snprintf(rd->tab->title, sizeof(rd->tab->title),
-		    "%.100s: the top stacks", title);
+		    "%s: the top stacks", what);
+	else if (rd->stack_col >= 0)
+		snprintf(rd->tab->title, sizeof(rd->tab->title),
+		    "%s: the top stacks \xe2\x80\x94 %s", what, covers);
 	put_str(&rd->tab->html, "<table class=\"data");
 	if (strcmp(t->name, "crates") == 0)
 		put_str(&rd->tab->html, " bars");
@@ -634,6 +741,8 @@ report_record(struct render *rd, const struct stream_reader *r,
 	    render_note_keep(&rd->notes, rec) != 0 ||
 	    (rec->type == REC_DIAG && keep_diag(rd, rec) != 0))
 		return -1;
+	if (rec->type == REC_DIAG)
+		keep_coverage(rd, &rec->u.diag);
 	switch (rec->type) {
 	case REC_TABLE:
 		rd->tables++;
@@ -656,6 +765,9 @@ report_record(struct render *rd, const struct stream_reader *r,
 	case REC_END:
 		if (end_table(rd) != 0)
 			return -1;
+		/* A section of its own: another view, another coverage. */
+		rd->filters[0] = '\0';
+		rd->filtered = 0;
 		return 0;
 	default:
 		break;
@@ -667,96 +779,6 @@ report_record(struct render *rd, const struct stream_reader *r,
 
 /* ---- the page ---- */
 
-static const char style[] =
-"body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}\n"
-"h1{font-size:20px;margin:12px 16px 4px}\n"
-"h2{font-size:16px;margin:18px 0 6px}\n"
-"nav{display:flex;flex-wrap:wrap;gap:2px;padding:0 16px;"
-"border-bottom:1px solid #aaa}\n"
-"nav button{font:inherit;padding:6px 14px;border:1px solid #aaa;"
-"border-bottom:none;background:#eee;cursor:pointer;"
-"border-radius:4px 4px 0 0}\n"
-"nav button.on{background:#fff;font-weight:bold;position:relative;"
-"top:1px}\n"
-"section.tab{display:none;padding:4px 16px 24px}\n"
-"section.tab.on{display:block}\n"
-"table{border-collapse:collapse;margin:4px 0}\n"
-"th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;"
-"white-space:nowrap;max-width:40em;overflow:hidden;"
-"text-overflow:ellipsis}\n"
-"td.num,th.num{text-align:right}\n"
-"table.data th{background:#f2f2f2;cursor:pointer;position:sticky;top:0}\n"
-"table.data th.asc:after{content:' \\25b2'}\n"
-"table.data th.desc:after{content:' \\25bc'}\n"
-"iframe.pic{width:100%;border:1px solid #ccc}\n"
-".lacking{color:#8a4b00;background:#fff4e0;padding:6px 10px;"
-"border-left:4px solid #e0a030}\n"
-".lossy{color:#b00000}\n"
-".cut,.empty{color:#666;font-style:italic}\n"
-"input.filter{font:inherit;width:30em;margin:4px 0}\n";
-
-static const char script[] =
-"function show(id) {\n"
-"  document.querySelectorAll('section.tab').forEach(function (s) {\n"
-"    s.classList.toggle('on', s.id == 'tab-' + id); });\n"
-"  document.querySelectorAll('nav button').forEach(function (b) {\n"
-"    b.classList.toggle('on', b.getAttribute('data-tab') == id); });\n"
-"}\n"
-"document.querySelectorAll('nav button').forEach(function (b) {\n"
-"  b.addEventListener('click', function () {\n"
-"    show(b.getAttribute('data-tab')); }); });\n"
-"function sortBy(th) {\n"
-"  var table = th.closest('table'), body = table.tBodies[0];\n"
-"  var k = Array.prototype.indexOf.call(th.parentNode.children, th);\n"
-"  var desc = !th.classList.contains('desc');\n"
-"  th.parentNode.querySelectorAll('th').forEach(function (h) {\n"
-"    h.classList.remove('asc', 'desc'); });\n"
-"  th.classList.add(desc ? 'desc' : 'asc');\n"
-"  var rows = Array.prototype.slice.call(body.rows);\n"
-"  var key = function (r) { var c = r.cells[k];\n"
-"    if (!c) return null;\n"
-"    var v = c.getAttribute('data-v');\n"
-"    return v === null ? c.textContent : +v; };\n"
-"  rows.sort(function (a, b) { var x = key(a), y = key(b);\n"
-"    if (x === y) return 0;\n"
-"    if (x === '' || x === null) return 1;\n"
-"    if (y === '' || y === null) return -1;\n"
-"    var c = typeof x == 'number' && typeof y == 'number' ? x - y :\n"
-"      String(x).localeCompare(String(y));\n"
-"    return desc ? -c : c; });\n"
-"  rows.forEach(function (r) { body.appendChild(r); });\n"
-"}\n"
-"document.querySelectorAll('table.data th').forEach(function (th) {\n"
-"  th.addEventListener('click', function () { sortBy(th); }); });\n"
-"document.querySelectorAll('input.filter').forEach(function (box) {\n"
-"  var table = box.nextElementSibling;\n"
-"  box.addEventListener('input', function () {\n"
-"    var re; try { re = new RegExp(box.value, 'i'); } catch (e) {\n"
-"      return; }\n"
-"    Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {\n"
-"      r.style.display = re.test(r.textContent) ? '' : 'none'; }); });\n"
-"});\n"
-"var noBar = /^(pid|start|instance|start_utc)\\b/;\n"
-"document.querySelectorAll('table.bars').forEach(function (t) {\n"
-"  var heads = t.tHead.rows[0].cells;\n"
-"  for (var k = 0; k < heads.length; k++) {\n"
-"    if (!heads[k].classList.contains('num') ||\n"
-"      noBar.test(heads[k].textContent)) continue;\n"
-"    var max = 0;\n"
-"    Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {\n"
-"      var v = +(r.cells[k] && r.cells[k].getAttribute('data-v'));\n"
-"      if (v > max) max = v; });\n"
-"    if (max <= 0) continue;\n"
-"    Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {\n"
-"      var c = r.cells[k], v = c && +c.getAttribute('data-v');\n"
-"      if (!v) return;\n"
-"      var p = (100 * v / max).toFixed(1);\n"
-"      c.classList.add('bar');\n"
-"      c.style.background = 'linear-gradient(to right, #bcd8f0 ' + p +\n"
-"        '%, transparent ' + p + '%)'; });\n"
-"  }\n"
-"});\n"
-"show(location.hash.length > 1 ? location.hash.slice(1) : 'summary');\n";
 
 /* Copies a scratch file as an attribute value (& and " escaped). */
 static int
@@ -795,6 +817,32 @@ write_tab_notes(struct render *rd, enum tab tab)
 				fputs("</p>\n", rd->fp);
 				break;
 			}
+}
+
+/*
+ * The Summary's notes of what the trace did not record; not those that
+ * say what a table covers, which its title says.
+ */
+static void
+write_not_recorded(struct render *rd)
+{
+	static const char covers[] = "processes: ";
+	const char *p = (const char *)rd->notes.data;
+	const char *end = p != NULL ? p + rd->notes.len : NULL;
+	size_t n = 0;
+
+	fputs("<h2>Not recorded</h2>\n", rd->fp);
+	for (; p != NULL && p < end; p += strlen(p) + 1) {
+		if (strncmp(p, covers, sizeof(covers) - 1) == 0)
+			continue;
+		fputs("<p class=\"lacking\">", rd->fp);
+		markup_text(rd->fp, p, strlen(p));
+		fputs("</p>\n", rd->fp);
+		n++;
+	}
+	if (n == 0)
+		fputs("<p>The views found every kind of event they read.</p>\n",
+		    rd->fp);
 }
 
 /* The bytes a picture takes as an attribute (& and " escaped). */
@@ -860,8 +908,13 @@ write_part(struct render *rd, const struct part *p)
 		fwrite(p->html.data, 1, p->html.len, rd->fp);
 		return 0;
 	}
-	fprintf(rd->fp, "<iframe class=\"pic\" style=\"height:%s\" "
-	    "title=\"", p->tab == TAB_TREE ? "80vh" : "70vh");
+	/* As tall as the picture, if known (the page's script fits it). */
+	if (p->height > 0)
+		fprintf(rd->fp, "<iframe class=\"pic\" style=\"height:min(%upx,"
+		    "85vh)\" title=\"", p->height + FRAME_SLACK);
+	else
+		fputs("<iframe class=\"pic\" style=\"height:80vh\" title=\"",
+		    rd->fp);
 	markup_text(rd->fp, p->title, strlen(p->title));
 	fputs("\" srcdoc=\"", rd->fp);
 	if (put_srcdoc(rd->fp, p->fp) != 0)
@@ -883,7 +936,7 @@ write_page(struct render *rd)
 	    "<meta charset=\"utf-8\">\n<title>", rd->fp);
 	markup_text(rd->fp, title, strlen(title));
 	fprintf(rd->fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
-	    "<h1>", style);
+	    "<h1>", report_style);
 	markup_text(rd->fp, title, strlen(title));
 	fputs("</h1>\n<nav>\n", rd->fp);
 	for (t = 0; t < NTABS; t++) {
@@ -903,9 +956,6 @@ write_page(struct render *rd)
 		fprintf(rd->fp, "<section class=\"tab\" id=\"tab-%s\">\n",
 		    tabs[t].id);
 		if (t == TAB_SUMMARY) {
-			const char *p = (const char *)rd->notes.data;
-			const char *end = p != NULL ? p + rd->notes.len : NULL;
-
 			fputs("<h2>Machine and trace</h2>\n", rd->fp);
 			report_summary_write(rd->summary, rd->fp);
 			fputs("<h2>Health</h2>\n", rd->fp);
@@ -917,15 +967,7 @@ write_page(struct render *rd)
 				fprintf(rd->fp, "<p class=\"cut\">%zu more "
 				    "tables left out: a page holds %d.</p>\n",
 				    rd->left_out, PARTS_MAX / 2);
-			fputs("<h2>Not recorded</h2>\n", rd->fp);
-			if (rd->notes.len == 0)
-				fputs("<p>The views found every kind of event "
-				    "they read.</p>\n", rd->fp);
-			for (; p != NULL && p < end; p += strlen(p) + 1) {
-				fputs("<p class=\"lacking\">", rd->fp);
-				markup_text(rd->fp, p, strlen(p));
-				fputs("</p>\n", rd->fp);
-			}
+			write_not_recorded(rd);
 		} else
 			write_tab_notes(rd, (enum tab)t);
 		if (n == 0 && *tabs[t].lacking)
@@ -937,7 +979,7 @@ write_page(struct render *rd)
 				return -1;
 		fputs("</section>\n", rd->fp);
 	}
-	fprintf(rd->fp, "<script>\n%s</script>\n</body>\n</html>\n", script);
+	fprintf(rd->fp, "<script>\n%s</script>\n</body>\n</html>\n", report_script);
 	(void)k;
 	return ferror(rd->fp) ? -1 : 0;
 }

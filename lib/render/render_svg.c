@@ -28,10 +28,10 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/stackrows.h"
 #include "markup.h"
 #include "render.h"
 #include "render_linechart.h"
-#include "stackrows.h"
 
 #define WIDTH		1200
 #define PAD		10		/* left and right of the frames */

@@ -6,7 +6,11 @@
  *	--by stack	samples per call stack: a path of frames, root first,
  *			joined by ';', whose root is the process's image name
  *			(as stackcollapse-perf.pl roots stacks at the command),
- *			so that folded stacks and flame graphs come from it
+ *			so that folded stacks and flame graphs come from it;
+ *			with --instances, its instance as proclabel.h names
+ *			those of the section ("serde (4242)"), so that the
+ *			instances of an image stay apart (as --pid of
+ *			stackcollapse-perf.pl keeps them)
  *	--by function	samples per frame: in it (samples) and under it
  *			(inclusive, each frame counted once a sample)
  *	--by module	the same per module
@@ -39,6 +43,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/proclabel.h"
 #include "model/proctab.h"
 #include "view.h"
 
@@ -101,8 +106,9 @@ struct total {
 
 struct view {
 	enum by by;
-	int merge, no_idle;
+	int merge, no_idle, instances;
 	struct proctab *pt;
+	struct proclabels labels;	/* --instances: the section's */
 	struct frames *frames;
 	const struct stream_reader *reader;	/* for finish() */
 	/* This section. */
@@ -151,6 +157,7 @@ static const char *const tables[] = { "cpu", NULL };
 static const struct option longopts[] = {
 	{ "addresses", no_argument, NULL, 'a' },
 	{ "by", required_argument, NULL, 'b' },
+	{ "instances", no_argument, NULL, 'i' },
 	{ "merge", no_argument, NULL, 'm' },
 	{ "no-idle", no_argument, NULL, 'n' },
 	{ NULL, 0, NULL, 0 }
@@ -175,6 +182,9 @@ cpu_create(int argc, char *argv[], int *used)
 		case 'b':
 			bad = parse_by(optarg, &v->by) != 0;
 			break;
+		case 'i':
+			v->instances = 1;
+			break;
 		case 'm':
 			v->merge = 1;
 			break;
@@ -186,6 +196,10 @@ cpu_create(int argc, char *argv[], int *used)
 		}
 	}
 	*used = optind;
+	if (!bad && v->instances && v->by != BY_STACK) {
+		view_warn("cpu: --instances roots stacks: it wants --by stack");
+		bad = 1;
+	}
 	if (bad) {
 		free(v);
 		return NULL;
@@ -401,18 +415,38 @@ push_frames(struct view *v, stream_id def, uint64_t addr, size_t *n,
 	}
 }
 
+/*
+ * The root of a path: the process's image, or with --instances its
+ * label among the section's instances.  NULL if out of memory.
+ */
+static const char *
+root_name(struct view *v, const struct proc *p, size_t *len)
+{
+	const char *image = proctab_str(v->pt, p->image, len), *cmd;
+	size_t clen = 0;
+	uint32_t id;
+
+	if (!v->instances)
+		return image;
+	cmd = p->cmdline != 0 ? proctab_str(v->pt, p->cmdline, &clen) : NULL;
+	if ((id = proclabels_add(&v->labels, p->pid, p->start_ns, image, *len,
+	    cmd, clen)) == 0)
+		return NULL;
+	return proclabels_get(&v->labels, id, len);
+}
+
 /* The path of one key: process, pseudo frame, frames outermost first. */
 static int
 resolve_key(struct view *v, const struct stream_reader *r,
     const struct skey *key, const struct weight *wt)
 {
 	const struct proc *p = proctab_get(v->pt, key->proc);
-	const char *image;
+	const char *root;
 	long nframes = 0, i;
 	size_t n = 0, len, inlined = 0;
 
-	image = proctab_str(v->pt, p->image, &len);
-	if ((v->path_buf[n++] = name_id(v, image, len)) == 0)
+	if ((root = root_name(v, p, &len)) == NULL ||
+	    (v->path_buf[n++] = name_id(v, root, len)) == 0)
 		return -1;
 	if (key->kind == KEY_NO_STACK)
 		v->path_buf[n++] = name_id(v, FRAMES_NO_STACK,
@@ -658,7 +692,8 @@ cpu_record(struct view *v, const struct stream_reader *r,
 		return 0;
 	}
 	if (proctab_record(v->pt, r, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0)
+	    frames_record(v->frames, r, rec) != 0 ||
+	    (v->instances && proclabels_record(&v->labels, rec) != 0))
 		return -1;
 	if (v->merge && merge_record(v, rec) != 0)
 		return -1;
@@ -1058,6 +1093,7 @@ cpu_destroy(struct view *v)
 {
 	proctab_free(v->pt);
 	frames_free(v->frames);
+	proclabels_release(&v->labels);
 	intern_release(&v->keys);
 	buf_release(&v->key_weights);
 	intern_release(&v->sites);
@@ -1077,7 +1113,7 @@ const struct view_ops view_cpu_ops = {
 	.needs = "the trace has no CPU samples; the Rustc profile of "
 	    "pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--by process|stack|function|module] "
-	    "[--merge] [--no-idle]",
+	    "[--instances] [--merge] [--no-idle]",
 	.summary = "profile samples and CPU time by process, call stack, "
 	    "function or module",
 	.reader_flags = STREAM_KEEP_STACKS,

@@ -72,6 +72,7 @@ static const char *const tables[] = { "heap", NULL };
 static const struct option longopts[] = {
 	{ "addresses", no_argument, NULL, 'a' },
 	{ "by", required_argument, NULL, 'b' },
+	{ "instances", no_argument, NULL, 'i' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -80,7 +81,7 @@ heap_create(int argc, char *argv[], int *used)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
-	int ch, bad = 0;
+	int ch, bad = 0, instances = 0;
 
 	if (v == NULL)
 		return NULL;
@@ -90,6 +91,8 @@ heap_create(int argc, char *argv[], int *used)
 	    NULL)) != -1) {
 		if (ch == 'a')
 			flags |= FRAMES_ADDRESSES;
+		else if (ch == 'i')
+			instances = 1;
 		else if (ch == 'b' && strcmp(optarg, "process") == 0)
 			v->by = BY_PROCESS;
 		else if (ch == 'b' && (v->by = memstacks_parse_by(optarg)) < 0) {
@@ -100,6 +103,10 @@ heap_create(int argc, char *argv[], int *used)
 			bad = 1;
 	}
 	*used = optind;
+	if (!bad && instances && v->by != MS_BY_STACK) {
+		view_warn("heap: --instances roots stacks: it wants --by stack");
+		bad = 1;
+	}
 	if (bad) {
 		free(v);
 		return NULL;
@@ -111,6 +118,8 @@ heap_create(int argc, char *argv[], int *used)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (instances)
+		memstacks_root_instances(v->ms);
 	return v;
 }
 
@@ -244,8 +253,8 @@ alloc_block(struct view *v, const struct stream_reader *r,
 		free_block(v, hp, old);
 	}
 	image = proctab_str(v->pt, p->image, &len);
-	if ((b.key = memstacks_key(v->ms, image, len, def != NULL ? def->id :
-	    0, ev->h.stack, NULL)) == 0 ||
+	if ((b.key = memstacks_key(v->ms, image, len, def,
+	    ev->h.stack, NULL)) == 0 ||
 	    (w = memstacks_weight(v->ms, b.key)) == NULL ||
 	    insert(&hp->live, &b) != 0)
 		return -1;
@@ -632,7 +641,7 @@ const struct view_ops view_heap_ops = {
 	    "count; WPR's own Heap profile records them (pipelines/rustc.wprp "
 	    "takes heap snapshots instead: RustcHeap, for heapsnap)",
 	.usage = "[--addresses] [--by process|stack|function|module] "
-	    "[--merge]",
+	    "[--instances] [--merge]",
 	.summary = "heap allocations (Heap Trace Provider) outstanding and "
 	    "freed by process, allocating stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,

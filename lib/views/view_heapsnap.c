@@ -201,7 +201,7 @@ on_alloc(struct view *v, const struct stream_reader *r,
 		return 0;
 	p = proctab_get(v->pt, v->snaps[v->current - 1].proc);
 	image = proctab_str(v->pt, p->image, &len);
-	if ((key = memstacks_key(v->ms, image, len, def != NULL ? def->id : 0,
+	if ((key = memstacks_key(v->ms, image, len, def,
 	    ev->h.stack, NULL)) == 0 ||
 	    (w = memstacks_weight(v->ms, key)) == NULL)
 		return -1;

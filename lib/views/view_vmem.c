@@ -81,6 +81,7 @@ struct tl_row {
 struct view {
 	int by;
 	int window, timeline, weight_committed;
+	int instances;			/* --instances */
 	int64_t from, to;		/* the window, or stop at `to` */
 	int64_t step;
 	struct proctab *pt;
@@ -141,6 +142,7 @@ static const struct option longopts[] = {
 	{ "at", required_argument, NULL, 'A' },
 	{ "by", required_argument, NULL, 'b' },
 	{ "from", required_argument, NULL, 'f' },
+	{ "instances", no_argument, NULL, 'i' },
 	{ "step", required_argument, NULL, 's' },
 	{ "timeline", no_argument, NULL, 'T' },
 	{ "to", required_argument, NULL, 't' },
@@ -179,6 +181,9 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 				return -1;
 			have_from = 1;
 			break;
+		case 'i':
+			v->instances = 1;
+			break;
 		case 's':
 			if (parse_step(optarg, &v->step) != 0)
 				return -1;
@@ -204,6 +209,10 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 		default:
 			return -1;
 		}
+	}
+	if (v->instances && (v->by != MS_BY_STACK || v->timeline)) {
+		view_warn("vmem: --instances roots stacks: it wants --by stack");
+		return -1;
 	}
 	if (have_at && (have_from || have_to)) {
 		view_warn("vmem: --at excludes --from and --to");
@@ -245,6 +254,8 @@ vmem_create(int argc, char *argv[], int *used)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (v->instances)
+		memstacks_root_instances(v->ms);
 	return v;
 }
 
@@ -337,8 +348,8 @@ stack_key(struct view *v, const struct stream_reader *r, uint32_t index,
 	size_t len;
 
 	image = proctab_str(v->pt, p->image, &len);
-	return memstacks_key(v->ms, image, len, def != NULL ? def->id : 0,
-	    stack, pseudo);
+	return memstacks_key(v->ms, image, len, def, stack,
+	    pseudo);
 }
 
 static int
@@ -1049,8 +1060,8 @@ const struct view_ops view_vmem_ops = {
 	    "memory to count; the Rustc profile of pipelines/rustc.wprp records "
 	    "them",
 	.usage = "[--addresses] [--by process|stack|function|module] "
-	    "[--weight outstanding|committed] [--at T | --from T --to T] "
-	    "[--timeline [--step MS]] [--merge]",
+	    "[--instances] [--weight outstanding|committed] "
+	    "[--at T | --from T --to T] [--timeline [--step MS]] [--merge]",
 	.summary = "committed virtual memory (VirtualAlloc) by process, "
 	    "committing stack, function or module",
 	.reader_flags = STREAM_KEEP_STACKS,

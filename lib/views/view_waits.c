@@ -7,7 +7,9 @@
  * is split into waiting (until it was readied) and ready (waiting for a
  * processor).
  *
- *	--by stack	the blocked stack: image;frames, outermost first
+ *	--by stack	the blocked stack: image;frames, outermost first;
+ *			with --instances, rooted at the process instance
+ *			as --by thread names it, not its image
  *	--by function	the innermost user-mode frame of it (else innermost)
  *	--by module	that frame's module
  *	--by thread	the thread: process (pid) tid, its process named
@@ -64,9 +66,9 @@ struct weight {
 struct view {
 	struct sched *s;
 	struct frames *frames;
-	int by;
+	int by, instances;
 	struct intern skeys, rows, texts;
-	struct proclabels labels;	/* --by thread: the section's */
+	struct proclabels labels;	/* --by thread, --instances */
 	struct weight *sw, *rw;		/* by section key, by row */
 	size_t scap, rcap;
 	char text[TEXT_MAX], text2[TEXT_MAX];
@@ -148,7 +150,8 @@ label_section(struct view *v, const struct stream_reader *r)
 	uint32_t id;
 	size_t klen;
 
-	for (id = 1; id <= v->skeys.count && v->by == BY_THREAD; id++) {
+	for (id = 1; id <= v->skeys.count && (v->by == BY_THREAD ||
+	    v->instances); id++) {
 		const struct sched_thread *t;
 		struct skey k;
 
@@ -158,6 +161,28 @@ label_section(struct view *v, const struct stream_reader *r)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The root of a stack and its ';' into text: the image, or with
+ * --instances the instance (a ';' of its name made '_', as frames.h
+ * makes them).  @return : its length.
+ */
+static size_t
+root_text(struct view *v, const struct stream_reader *r,
+    const struct skey *k, const struct stream_process *p, char *text)
+{
+	size_t n, i;
+
+	if (!v->instances)
+		return (size_t)snprintf(text, TEXT_MAX, "%s;",
+		    p && p->name ? p->name : "?");
+	n = (size_t)snprintf(text, TEXT_MAX, "%s;", proclabels_get(&v->labels,
+	    instance(v, r, sched_thread(v->s, k->thread)), NULL));
+	for (i = 0; i + 1 < n; i++)
+		if (text[i] == ';' || text[i] == '\n' || text[i] == '\r')
+			text[i] = '_';
+	return n;
 }
 
 /* Names the section's keys and adds them to the rows. */
@@ -186,8 +211,7 @@ name_section(struct view *v, const struct stream_reader *r)
 			size_t n = 0;
 
 			if (v->by == BY_STACK)
-				n = (size_t)snprintf(v->text, TEXT_MAX, "%s;",
-				    p && p->name ? p->name : "?");
+				n = root_text(v, r, &k, p, v->text);
 			sched_stack_text(v->frames, r, k.stack, k.pid, v->by == BY_STACK ?
 			    0 : v->by == BY_FUNCTION ? 1 : 2, v->text + n,
 			    TEXT_MAX - n);
@@ -254,6 +278,7 @@ static const struct option longopts[] = {
 	{ "addresses", no_argument, NULL, SCHED_OPT_ADDRESSES },
 	{ "by", required_argument, NULL, SCHED_OPT_BY },
 	{ "from", required_argument, NULL, SCHED_OPT_FROM },
+	{ "instances", no_argument, NULL, SCHED_OPT_INSTANCES },
 	{ "tid", required_argument, NULL, SCHED_OPT_TID },
 	{ "to", required_argument, NULL, SCHED_OPT_TO },
 	{ NULL, 0, NULL, 0 }
@@ -275,7 +300,14 @@ waits_create(int argc, char *argv[], int *used)
 		free(v);
 		return NULL;
 	}
-	v->frames = frames_new(flags);
+	v->instances = (flags & SCHED_INSTANCES) != 0;
+	if (v->instances && v->by != BY_STACK) {
+		view_warn("waits: --instances roots stacks: it wants --by stack");
+		sched_free(v->s);
+		free(v);
+		return NULL;
+	}
+	v->frames = frames_new(flags & ~SCHED_INSTANCES);
 	if (v->frames == NULL) {
 		sched_free(v->s);
 		frames_free(v->frames);
@@ -396,7 +428,7 @@ const struct view_ops view_waits_ops = {
 	.needs = "the trace has no CSwitch events, so no waits; the "
 	    "RustcWaits profile of pipelines/rustc.wprp records them",
 	.usage = "[--addresses] [--by stack|function|module|thread|reason] "
-	    "[--from seconds] [--to seconds] [--tid list]",
+	    "[--instances] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "blocked time by where threads waited, split into waiting "
 	    "and ready, with the readying thread",
 	.reader_flags = STREAM_KEEP_STACKS,

@@ -15,10 +15,11 @@
  * of the input.  A first byte with its high bit set cuts their sheets
  * after a few rows, as a table past Excel's rows is cut.
  *
- * The first byte picks one more view with options (--by, --timeline,
- * --diff, windows; see variants[]); the rest is the stream, which is read
- * as it is if it starts like a zstd frame, and is otherwise taken as the
- * records themselves and put into a frame first (as fuzz_stream does).
+ * The first byte picks one more view with options (--by, --instances,
+ * --timeline, --diff, windows; see variants[]); the rest is the stream,
+ * which is read as it is if it starts like a zstd frame, and is
+ * otherwise taken as the records themselves and put into a frame first
+ * (as fuzz_stream does).
  *
  * Invariants beyond the sanitizers: a view never fails to write its
  * tables into memory, a renderer never reports a write error into
@@ -39,20 +40,25 @@
 
 /* The views with options, one of which runs with the defaults of all. */
 static const char *const variants[][6] = {
-	{ "cpu", "--by=stack" }, { "cpu", "--by=function" },
+	{ "cpu", "--by=stack" }, { "cpu", "--by=stack", "--instances" },
+	{ "cpu", "--by=function" },
 	{ "cpu", "--by=module", "--addresses" }, { "cpu", "--no-idle" },
 	{ "vmem", "--by=stack", "--weight=committed" }, { "vmem", "--timeline" },
 	{ "vmem", "--from=0", "--to=1" }, { "vmem", "--at=0.5" },
-	{ "heap", "--by=stack" }, { "heap", "--by=function" },
+	{ "vmem", "--by=stack", "--instances" },
+	{ "heap", "--by=stack" }, { "heap", "--by=stack", "--instances" },
+	{ "heap", "--by=function" },
 	{ "heapsnap", "--by=stack" }, { "heapsnap", "--diff=1", "2" },
 	{ "threads", "--by=process" }, { "threads", "--tid=1,2,600" },
 	{ "waits", "--by=reason" }, { "waits", "--by=thread" },
-	{ "waits", "--by=function" }, { "switches", "--from=0", "--to=0.5" },
+	{ "waits", "--by=function" }, { "waits", "--by=stack", "--instances" },
+	{ "switches", "--from=0", "--to=0.5" },
 	{ "threadtime", "--by=stack" }, { "processes" },
 };
 
 static const char *const formats[] = {
-	"text", "csv", "jsonl", "counts", "chrome", "folded", "svg", "html",
+	"text", "csv", "jsonl", "counts", "chrome", "folded", "svg",
+	"speedscope", "html",
 };
 
 static FILE *devnull;

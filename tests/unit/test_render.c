@@ -1,8 +1,8 @@
 /*
- * test_render.c - the folded, svg and html formats on tables made here:
- * any table with a stack column and an integer weight is drawn, equal
- * stacks add up, markup is escaped, and the tree timeline keeps to
- * --max-depth.
+ * test_render.c - the folded, svg, speedscope and html formats on tables
+ * made here: any table with a stack column and an integer weight is
+ * drawn, equal stacks add up, markup and JSON are escaped, and the tree
+ * timeline keeps to --max-depth.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -243,6 +243,171 @@ test_empty_table(void)
 	fclose(in);
 }
 
+/*
+ * speedscope: the querystacks table is one profile named after it, the
+ * cpu table (rooted at a process) a profile per root, named with its
+ * table's name since there are two tables; the frames shared, the
+ * weight-0 stack and the negative row left out, the invalid byte made
+ * U+FFFD.
+ */
+static void
+test_speedscope(void)
+{
+	struct render_options opt = { 0 };
+	FILE *in = tmpfile();
+	char *text;
+	int rc;
+
+	REQUIRE(in != NULL);
+	write_stack_tables(in);
+	text = render("speedscope", in, &opt, &rc);
+	REQUIRE(text != NULL);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_STR(text,
+	    "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+	    "\"exporter\":\"etlreport\",\"name\":\"querystacks + cpu\","
+	    "\"activeProfileIndex\":0,\n"
+	    "\"shared\":{\"frames\":[\n"
+	    "{\"name\":\"main\"},\n{\"name\":\"<&>\"},\n"
+	    "{\"name\":\"\xef\xbf\xbd\"},\n{\"name\":\"parse\"}]},\n"
+	    "\"profiles\":[\n"
+	    "{\"type\":\"sampled\",\"name\":\"querystacks\","
+	    "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":30,\n"
+	    "\"samples\":[\n[0,1,2],\n[0,3]],\n\"weights\":[10,20]},\n"
+	    "{\"type\":\"sampled\",\"name\":\"cpu: main\",\"unit\":\"none\","
+	    "\"startValue\":0,\"endValue\":10,\n"
+	    "\"samples\":[\n[3]],\n\"weights\":[10]}]}\n");
+	free(text);
+	opt.title = "a \"b\"";
+	text = render("speedscope", in, &opt, &rc);
+	REQUIRE(text != NULL);
+	CHECK(strstr(text, "\"name\":\"a \\\"b\\\"\",") != NULL);
+	free(text);
+	fclose(in);
+}
+
+/*
+ * Names from a trace are untrusted: quotes, backslashes and control
+ * characters are escaped, valid UTF-8 kept, and each byte of an invalid
+ * sequence (overlong, surrogate, cut short) is U+FFFD.  Profiles come
+ * heaviest first, each root's stacks without the root; the frames in
+ * byte order of the stacks.
+ */
+static void
+test_speedscope_escapes(void)
+{
+	static const struct stream_column cols[] = {
+		{ "stack", VAL_STR, "" }, { "ns", VAL_U64, "ns" },
+	};
+	struct value r1[] = { STR("we\"ird (1);a\\b;c\x01\n\t\x7f"), U64(5) };
+	struct value r2[] = { STR("\xc3\xa9t\xc3\xa9 (2);\xf0\x9f\x94\xa5;"
+	    "\xc0\xaf;\xed\xa0\x80;x\xe2\x82"), U64(7) };
+	struct stream_table t = { 1, "threadtime", 2, cols };
+	struct stream_row r = { 1, 2, r1 };
+	struct render_options opt = { 0 };
+	struct stream_end e = { 0 };
+	struct stream_writer *w;
+	FILE *in = tmpfile();
+	char *text;
+	int rc;
+
+	REQUIRE(in != NULL && (w = stream_writer_new(in, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	CHECK(stream_write_table(w, &t) == 0);
+	CHECK(stream_write_row(w, &r) == 0);
+	r.cells = r2;
+	CHECK(stream_write_row(w, &r) == 0);
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	text = render("speedscope", in, &opt, &rc);
+	REQUIRE(text != NULL);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(strstr(text, "{\"name\":\"a\\\\b\"},\n"
+	    "{\"name\":\"c\\u0001\\n\\t\x7f\"}") != NULL);
+	CHECK(strstr(text, "{\"name\":\"\xf0\x9f\x94\xa5\"},\n"
+	    "{\"name\":\"\xef\xbf\xbd\xef\xbf\xbd\"},\n"
+	    "{\"name\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"},\n"
+	    "{\"name\":\"x\xef\xbf\xbd\xef\xbf\xbd\"}") != NULL);
+	/* The heavier first; a root's name escaped too. */
+	CHECK(strstr(text, "\"name\":\"\xc3\xa9t\xc3\xa9 (2)\","
+	    "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":7,\n"
+	    "\"samples\":[\n[2,3,4,5]],\n\"weights\":[7]},\n"
+	    "{\"type\":\"sampled\",\"name\":\"we\\\"ird (1)\",") != NULL);
+	CHECK(strstr(text, "\"samples\":[\n[0,1]],\n\"weights\":[5]}]}\n") !=
+	    NULL);
+	free(text);
+	fclose(in);
+}
+
+/*
+ * A table of etlagg --diff: each root a profile of the input's weights
+ * and one of the base's; a root the input lacks has only the base's.
+ * An input with nothing to draw says so; a stack table that weighs
+ * nothing gives one empty profile, for the app to open.
+ */
+static void
+test_speedscope_diff(void)
+{
+	static const struct stream_column cols[] = {
+		{ "stack", VAL_STR, "" }, { "samples_base", VAL_U64, "" },
+		{ "samples", VAL_U64, "" }, { "samples_delta", VAL_I64, "" },
+		{ "samples_delta_pct", VAL_F64, "%" },
+	};
+	struct value r1[] = { STR("a.exe;f"), U64(3), U64(8), I64(5), NONE };
+	struct value r2[] = { STR("b.exe;g"), U64(4), NONE, I64(-4), NONE };
+	struct stream_table t = { 1, "cpu", 5, cols };
+	struct stream_row r = { 1, 5, r1 };
+	struct render_options opt = { 0 };
+	struct stream_end e = { 0 };
+	struct stream_writer *w;
+	FILE *in = tmpfile(), *empty = tmpfile();
+	char *text;
+	int rc;
+
+	REQUIRE(in != NULL && (w = stream_writer_new(in, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	CHECK(stream_write_table(w, &t) == 0);
+	CHECK(stream_write_row(w, &r) == 0);
+	r.cells = r2;
+	CHECK(stream_write_row(w, &r) == 0);
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	text = render("speedscope", in, &opt, &rc);
+	REQUIRE(text != NULL);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(strstr(text, "\"name\":\"a.exe\",\"unit\":\"none\","
+	    "\"startValue\":0,\"endValue\":8,") != NULL);
+	CHECK(strstr(text, "\"name\":\"base: a.exe\",\"unit\":\"none\","
+	    "\"startValue\":0,\"endValue\":3,") != NULL);
+	CHECK(strstr(text, "\"name\":\"base: b.exe\",\"unit\":\"none\","
+	    "\"startValue\":0,\"endValue\":4,") != NULL);
+	CHECK(strstr(text, "\"name\":\"b.exe\"") == NULL);
+	free(text);
+	fclose(in);
+
+	REQUIRE(empty != NULL && (w = stream_writer_new(empty, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	free(render("speedscope", empty, &opt, &rc));
+	CHECK_EQ_INT(rc, 1);
+	fclose(empty);
+	REQUIRE((empty = tmpfile()) != NULL &&
+	    (w = stream_writer_new(empty, 1)) != NULL);
+	CHECK(stream_write_header(w, "test") == 0);
+	CHECK(stream_write_table(w, &t) == 0);
+	CHECK(stream_write_end(w, &e) == 0);
+	CHECK(stream_writer_close(w) == 0);
+	text = render("speedscope", empty, &opt, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(text != NULL && strstr(text, "\"profiles\":[\n"
+	    "{\"type\":\"sampled\",\"name\":\"cpu\",\"unit\":\"none\","
+	    "\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}]}")
+	    != NULL);
+	free(text);
+	fclose(empty);
+}
+
 /* cargo.exe, a rustc under it and a link.exe under that. */
 static void
 write_tree(FILE *fp)
@@ -380,6 +545,9 @@ main(void)
 	RUN(test_svg);
 	RUN(test_nothing);
 	RUN(test_empty_table);
+	RUN(test_speedscope);
+	RUN(test_speedscope_escapes);
+	RUN(test_speedscope_diff);
 	RUN(test_html_tree);
 	RUN(test_markup);
 	RUN(test_colors_stay);

@@ -1,5 +1,6 @@
 /*
- * stackrows.h - the stacks that the folded and svg formats draw: the rows
+ * stackrows.h - the stacks that etlreport's folded, svg and speedscope
+ * formats draw (render/), rebuilt from the tables of a stream: the rows
  * of every table that has a column named "stack" (text: frames root
  * first, joined by ';') and a weight, its last integer column (in a
  * table of etlagg --diff, the last integer X beside an X_base).  Equal
