@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "base/intern.h"
 #include "view.h"
 
 int
@@ -66,4 +67,14 @@ view_write_table(struct stream_writer *w, stream_id id, const char *name,
 	struct stream_table t = { id, name, ncols, cols };
 
 	return stream_write_table(w, &t);
+}
+
+struct value
+view_text_cell(const struct intern *t, uint32_t id)
+{
+	size_t len = 0;
+	const char *s = id != 0 ? intern_key(t, id, &len) : NULL;
+
+	return s != NULL ? (struct value){ .type = VAL_STR,
+	    .v.s = { s, len } } : (struct value){ .type = VAL_NULL };
 }

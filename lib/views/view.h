@@ -107,6 +107,11 @@ void view_warn(const char *fmt, ...);
 void view_warning(const char *fmt, ...);
 void view_quiet(int quiet);
 
+struct intern;
+
+/* Text `id` of `t` as a cell; NULL (an empty cell) for 0. */
+struct value view_text_cell(const struct intern *t, uint32_t id);
+
 /* Writes a table's schema.  Table ids are per writer section. */
 int view_write_table(struct stream_writer *w, stream_id id, const char *name,
     const struct stream_column *cols, size_t ncols);

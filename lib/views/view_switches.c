@@ -223,16 +223,8 @@ str(const char *s)
 	return (struct value){ .type = VAL_STR, .v.s = { s, strlen(s) } };
 }
 
-/* A text of `texts`; empty for none. */
-static struct value
-text(const struct view *v, uint32_t id)
-{
-	size_t len = 0;
-	const char *t = id != 0 ? intern_key(&v->texts, id, &len) : NULL;
-
-	return t != NULL ? (struct value){ .type = VAL_STR,
-	    .v.s = { t, len } } : (struct value){ .type = VAL_NULL };
-}
+/* A text of `texts` as a cell. */
+#define text(v, id)	view_text_cell(&(v)->texts, (id))
 
 static int
 switches_finish(struct view *v, struct stream_writer *w)

@@ -191,16 +191,8 @@ cmp_rows(const void *a, const void *b)
 	return (x->state > y->state) - (x->state < y->state);
 }
 
-/* A text of `texts` as a cell; NULL for none. */
-static struct value
-text(const struct view *v, uint32_t id)
-{
-	size_t len = 0;
-	const char *t = id != 0 ? intern_key(&v->texts, id, &len) : NULL;
-
-	return t != NULL ? (struct value){ .type = VAL_STR,
-	    .v.s = { t, len } } : (struct value){ .type = VAL_NULL };
-}
+/* A text of `texts` as a cell. */
+#define text(v, id)	view_text_cell(&(v)->texts, (id))
 
 static const char *const state_names[] = { "running", "ready", "waiting" };
 
