@@ -30,6 +30,7 @@
 
 #include "base/buf.h"
 #include "base/idmap.h"
+#include "base/intern.h"
 #include "mmprof/mmprof_decode.h"
 #include "render.h"
 
@@ -65,7 +66,14 @@ struct render {
 	/* A timeline table: its id, and the index of each column used. */
 	stream_id timeline;
 	int col[TL_NCOLS];
-	struct idmap named;	/* pids and tids (tid | 1 << 32) named */
+	/*
+	 * The lives of the processes: (pid, label) -> an id, and by pid
+	 * its first life's.  Later lives of a pid get a Chrome pid of their
+	 * own, the id above the pid's 32 bits, so their lanes do not merge.
+	 */
+	struct intern lives;
+	struct idmap first_life;
+	struct intern named;	/* (Chrome pid, tid or -1) named */
 };
 
 static struct render *
@@ -408,17 +416,44 @@ tl_string(struct render *rd, const struct stream_row *row, int j,
 		json_string(&rd->out, dflt, strlen(dflt));
 }
 
+/*
+ * The Chrome pid of a row's process instance: its pid for the first
+ * life of the pid the table shows, the life's id above it for another.
+ */
+static int64_t
+tl_pid(struct render *rd, const struct stream_row *row, int64_t pid)
+{
+	const struct value *v = tl_cell(rd, row, TL_PROCESS);
+	unsigned char key[4 + 256];
+	size_t len = 0;
+	uint32_t id, first, p32 = (uint32_t)pid;
+
+	if (v != NULL && v->type == VAL_STR)
+		len = v->v.s.len < 256 ? v->v.s.len : 256;
+	memcpy(key, &p32, 4);
+	if (len > 0)
+		memcpy(key + 4, v->v.s.ptr, len);
+	if ((id = intern_add(&rd->lives, key, 4 + len, NULL)) == 0)
+		return pid;
+	if (!idmap_get(&rd->first_life, (uint64_t)pid, &first)) {
+		if (idmap_put(&rd->first_life, (uint64_t)pid, id) != 0)
+			return pid;
+		first = id;
+	}
+	return first == id ? pid : (int64_t)((uint64_t)id << 32 |
+	    (uint32_t)pid);
+}
+
 /* The name of a process or thread, once: {"name":"process_name",...}. */
 static void
 tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
     int64_t tid)
 {
 	struct buf *b = &rd->out;
-	uint64_t key = tid < 0 ? (uint64_t)pid : (uint64_t)tid | 1ULL << 32;
-	uint32_t seen;
+	int64_t key[2] = { pid, tid };
+	int added = 0;
 
-	if (idmap_get(&rd->named, key, &seen) ||
-	    idmap_put(&rd->named, key, 1) != 0)
+	if (intern_add(&rd->named, key, sizeof(key), &added) == 0 || !added)
 		return;
 	element(rd);
 	put_lit(b, "{\"name\":");
@@ -444,7 +479,8 @@ static void
 timeline_row(struct render *rd, const struct stream_row *row)
 {
 	struct buf *b = &rd->out;
-	int64_t pid = tl_int(rd, row, TL_PID), tid = tl_int(rd, row, TL_TID);
+	int64_t pid = tl_pid(rd, row, tl_int(rd, row, TL_PID));
+	int64_t tid = tl_int(rd, row, TL_TID);
 	int64_t start = tl_int(rd, row, TL_START), end = tl_int(rd, row,
 	    TL_END);
 
@@ -532,7 +568,9 @@ chrome_close(struct render *rd)
 		put_lit(&rd->out, "\n]\n");
 	rc = flush(rd) != 0 ? -1 : rd->records == 0 ? 1 : 0;
 	buf_release(&rd->out);
-	idmap_release(&rd->named);
+	intern_release(&rd->lives);
+	idmap_release(&rd->first_life);
+	intern_release(&rd->named);
 	query_input_release(&rd->in);
 	free(rd);
 	return rc;

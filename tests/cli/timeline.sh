@@ -122,6 +122,26 @@ if ! command -v etlsynth >/dev/null; then
 	skip "timeline synth" "no etlsynth (make builds it into build/)"
 	exit 0
 fi
+# Two lives of one pid are two processes in the Chrome JSON: a lane each,
+# named by its label, never one lane of both.
+etlsynth --events 30000 --seed 11 --scenario rustc-build --rename \
+    'crate-name rustc_std_workspace_core=crate-name build_script_build' \
+    -o "$tmp/r.etl" >/dev/null
+if command -v node >/dev/null && etlcat -q "$tmp/r.etl" >"$tmp/r.st"; then
+	lives=$(etlagg -q processes "$tmp/r.st" | etlreport -q -f csv |
+	    awk -F, '$1 == 10256' | wc -l)
+	etlagg -q timeline "$tmp/r.st" | etlreport -q -f chrome >"$tmp/r.json"
+	got=$(node -e '
+	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const p = a.filter(e => e.name === "process_name" &&
+	    e.pid % 4294967296 === 10256);
+	const names = new Set(p.map(e => e.args.name));
+	console.log(p.length === names.size ? p.length : "shared");' \
+	    "$tmp/r.json" 2>&1)
+	check_eq "timeline -f chrome: each life of a reused pid its own" \
+	    "$got" "$lives"
+fi
+
 for args in "--scenario waits" "--scenario waits --compact-cswitch" \
     "--scenario rustc-build --pointer-size 4"; do
 	# shellcheck disable=SC2086
