@@ -951,7 +951,7 @@ const struct option proctab_view_options[] = {
 
 int
 proctab_view_init(struct proctab_view *pv, const char *table, int argc,
-    char *argv[], int *used)
+    char *argv[], int *used, struct proctab *shared)
 {
 	int ch;
 
@@ -964,6 +964,12 @@ proctab_view_init(struct proctab_view *pv, const char *table, int argc,
 		pv->merge = 1;
 	}
 	*used = optind;
+	/* Rows merged in would change a table other views read. */
+	if (shared != NULL && !pv->merge) {
+		pv->pt = shared;
+		pv->shared = 1;
+		return 0;
+	}
 	if ((pv->pt = proctab_new()) == NULL) {
 		errno = ENOMEM;
 		return -1;
@@ -975,7 +981,7 @@ int
 proctab_view_record(struct proctab_view *pv, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	if (proctab_record(pv->pt, r, rec) != 0)
+	if (!pv->shared && proctab_record(pv->pt, r, rec) != 0)
 		return -1;
 	if (pv->merge)
 		return proctab_merge(pv->pt, rec, pv->table);
@@ -985,6 +991,7 @@ proctab_view_record(struct proctab_view *pv, const struct stream_reader *r,
 void
 proctab_view_release(struct proctab_view *pv)
 {
-	proctab_free(pv->pt);
+	if (!pv->shared)
+		proctab_free(pv->pt);
 	pv->pt = NULL;
 }

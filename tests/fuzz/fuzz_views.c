@@ -174,7 +174,7 @@ aggregate(const struct view_ops *ops, int argc, char **argv,
 		abort();
 	if (ops->field_kinds != 0)
 		stream_reader_fields_of(r, ops->field_kinds);
-	if ((v = ops->create(argc, argv, &used)) == NULL)
+	if ((v = ops->create(argc, argv, &used, NULL)) == NULL)
 		fuzz_fail("a view refused its options", argv[0]);
 	if (stream_write_header(w, "fuzz_views") != 0)
 		fuzz_fail("the writer failed on the header", NULL);
