@@ -108,6 +108,8 @@ model_close(struct model *m)
 {
 	int i;
 
+	if (m == NULL)
+		return;
 	for (i = 0; i < m->nscheds; i++)
 		sched_close(m->scheds[i]);
 }
@@ -116,12 +118,14 @@ int
 model_before(struct model *m, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	return rec->type == REC_HEADER ? 0 : model_record(m, r, rec);
+	return m == NULL || rec->type == REC_HEADER ? 0 :
+	    model_record(m, r, rec);
 }
 
 int
 model_after(struct model *m, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	return rec->type == REC_HEADER ? model_record(m, r, rec) : 0;
+	return m != NULL && rec->type == REC_HEADER ?
+	    model_record(m, r, rec) : 0;
 }

@@ -61,7 +61,7 @@ int model_record(struct model *m, const struct stream_reader *r,
 /*
  * The same for a model that views share, called around the views of a
  * record: model_before() takes every record but a HEADER, which
- * model_after() takes.
+ * model_after() takes.  A NULL model (no views to share it) takes none.
  */
 int model_before(struct model *m, const struct stream_reader *r,
     const struct stream_record *rec);
@@ -71,7 +71,7 @@ int model_after(struct model *m, const struct stream_reader *r,
 /*
  * The stream has ended: closes what it left open (a section cut short
  * has no END), before any view writes its tables, so that no view's
- * finish() changes what another's reads.
+ * finish() changes what another's reads.  Nothing for a NULL model.
  */
 void model_close(struct model *m);
 

@@ -323,6 +323,7 @@ parse_process(struct stream_reader *r, struct cursor *c,
 	*copy = *p;
 	if (idmap_put(&r->pids, p->pid, p->id) != 0)
 		return -1;
+	r->pids_version++;
 	return reader_deftab_set(r, &r->processes, p->id, copy);
 }
 
