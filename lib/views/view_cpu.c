@@ -263,7 +263,8 @@ flatten(const struct stream_reader *r, stream_id id, stream_id *parts, int n,
 	if (s->nframes > 0) {
 		if (n == KEY_PARTS)
 			return -1;
-		parts[n++] = id;
+		/* Its own id: a stack that only names another is that one. */
+		parts[n++] = s->id;
 	}
 	if (s->next != 0)
 		n = flatten(r, s->next, parts, n, depth + 1);
