@@ -85,6 +85,15 @@ struct view_ops {
 /* The view named `name`, or NULL. */
 const struct view_ops *view_find(const char *name);
 
+/*
+ * The view that serves `ops` given these arguments (argv[0] its name,
+ * its options as create() takes them): another when a --by value of the
+ * view is another's work (cpu --by query is view_byquery.c's), else
+ * `ops` itself.  The other's options are among those of `ops`.
+ */
+const struct view_ops *view_serving(const struct view_ops *ops, int argc,
+    char *argv[]);
+
 /* For views without options: takes only the name.  Returns `v`. */
 struct view *view_no_options(struct view *v, int *used);
 
@@ -133,5 +142,7 @@ extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
 extern const struct view_ops view_crates_ops;
+extern const struct view_ops view_cpu_query_ops;
+extern const struct view_ops view_waits_query_ops;
 
 #endif
