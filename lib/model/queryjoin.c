@@ -205,6 +205,7 @@ on_process(struct queryjoin *qj, const struct stream_process *d)
 		if (!pf->has_start && d->start_ns != INT64_MIN) {
 			pf->pid = d->pid;
 			pf->start = clock_of(qj, d->start_ns);
+			pf->cmdline = text_of(qj, d->cmdline);
 			pf->has_start = 1;
 		}
 		return;
@@ -457,6 +458,7 @@ queryjoin_free(struct queryjoin *qj)
 	free(qj->profiles);
 	free(qj->inst);
 	free(qj->by_proc);
+	free(qj->proc_first);
 	free(qj);
 }
 

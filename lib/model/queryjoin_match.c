@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "mmprof/mmprof_decode.h"
+#include "proctab.h"
 #include "querysegs.h"
 #include "queryjoin.h"
 #include "queryjoin_state.h"
@@ -70,38 +71,27 @@ profile_name(const struct queryjoin *qj, const struct qj_profile *pf)
 
 /* ---- the threads of a process ---- */
 
-static const struct queryjoin *sort_qj;	/* qsort has no context */
-
-static int
-cmp_by_proc(const void *pa, const void *pb)
-{
-	const struct qj_thread *a = &sort_qj->threads[*(const uint32_t *)pa];
-	const struct qj_thread *b = &sort_qj->threads[*(const uint32_t *)pb];
-
-	if (a->proc != b->proc)
-		return a->proc < b->proc ? -1 : 1;
-	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
-}
-
+/*
+ * The threads in order of their process (a counting sort): those of
+ * process p are by_proc[proc_first[p] .. proc_first[p + 1] - 1].
+ */
 static int
 index_threads(struct queryjoin *qj)
 {
-	size_t i;
+	size_t i, *at;
 
-	if ((qj->by_proc = malloc((qj->nthreads + 1) *
-	    sizeof(*qj->by_proc))) == NULL)
+	qj->by_proc = malloc((qj->nthreads + 1) * sizeof(*qj->by_proc));
+	qj->proc_first = calloc(qj->nprocs + 2, sizeof(*qj->proc_first));
+	if (qj->by_proc == NULL || qj->proc_first == NULL)
 		return -1;
 	for (i = 0; i < qj->nthreads; i++)
-		qj->by_proc[i] = (uint32_t)i;
-	/* Threads are made in order of their process but for late ones. */
-	for (i = 1; i < qj->nthreads; i++)
-		if (qj->threads[i].proc < qj->threads[i - 1].proc)
-			break;
-	if (i < qj->nthreads) {
-		sort_qj = qj;
-		qsort(qj->by_proc, qj->nthreads, sizeof(*qj->by_proc),
-		    cmp_by_proc);
-	}
+		qj->proc_first[qj->threads[i].proc + 2]++;
+	for (i = 2; i < qj->nprocs + 2; i++)
+		qj->proc_first[i] += qj->proc_first[i - 1];
+	/* proc_first[p + 1] is where p's next thread goes, then its end. */
+	at = qj->proc_first + 1;
+	for (i = 0; i < qj->nthreads; i++)
+		qj->by_proc[at[qj->threads[i].proc]++] = (uint32_t)i;
 	return 0;
 }
 
@@ -109,21 +99,8 @@ index_threads(struct queryjoin *qj)
 static const uint32_t *
 threads_of(const struct queryjoin *qj, uint32_t proc, size_t *n)
 {
-	size_t lo = 0, hi = qj->nthreads, end;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (qj->threads[qj->by_proc[mid]].proc < proc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < qj->nthreads &&
-	    qj->threads[qj->by_proc[end]].proc == proc; end++)
-		continue;
-	*n = end - lo;
-	return qj->by_proc + lo;
+	*n = qj->proc_first[proc + 1] - qj->proc_first[proc];
+	return qj->by_proc + qj->proc_first[proc];
 }
 
 /* ---- how well a Windows thread fits a profile thread ---- */
@@ -351,8 +328,8 @@ thread_note(struct queryjoin *qj, struct qj_profile *pf,
 		n = snprintf(t, sizeof(t), "%s%" PRIu32 " unmapped (",
 		    b->len ? ", " : "", pf->segs.threads[i].tid);
 	if (best != 0 && best != w)
-		n += snprintf(t + n, sizeof(t) - (size_t)n, "%stid %" PRIu32
-		    " fits it best but is thread %" PRIu32 "'s", w ? "; " : "",
+		n += snprintf(t + n, sizeof(t) - (size_t)n, "%snot tid %" PRIu32
+		    ", its best fit: thread %" PRIu32 "'s", w ? ", " : "",
 		    qj->threads[m->w[best - 1].index].tid,
 		    pf->segs.threads[m->taken[best - 1] - 1].tid);
 	else if (w == 0)
@@ -460,26 +437,55 @@ nearest_trace(const struct queryjoin *qj, int64_t at, int64_t *d)
 	return best;
 }
 
-/* The process of the profile's pid alive at its start; -1 if none. */
+/*
+ * Whether a process of the trace may have written the profile: when the
+ * profile names a crate, a process whose command line names another, or
+ * none, is not its rustc (a pid reused by another program).
+ */
+static int
+same_crate(const struct queryjoin *qj, const struct qj_profile *pf,
+    const struct qj_proc *p)
+{
+	size_t pl, ql, pn = 0, qn = 0;
+	const char *pc = qj_text(qj, pf->cmdline, &pl);
+	const char *qc = qj_text(qj, p->cmdline, &ql);
+	const char *a = proctab_crate(pc, pl, &pn);
+	const char *b = proctab_crate(qc, ql, &qn);
+
+	if (a == NULL || ql == 0)
+		return 1;	/* nothing to tell them apart by */
+	return b != NULL && pn == qn && memcmp(a, b, pn) == 0;
+}
+
+/*
+ * The process of the profile's pid alive at its start (*d: how far
+ * from it); -1 if none.  *why says why none: 0 no process has its pid,
+ * 1 none was alive then, 2 the one alive compiles another crate.
+ */
 static long
 find_proc(const struct queryjoin *qj, const struct qj_profile *pf,
-    int64_t *d, int *same_pid)
+    int64_t *d, int *why)
 {
 	long best = -1;
 	int64_t x, a, b;
 	size_t i;
 
-	*same_pid = 0;
+	*why = 0;
 	for (i = 0; i < qj->nprocs; i++) {
 		const struct qj_proc *p = &qj->procs[i];
 		const struct qj_section *s = &qj->sec[p->section];
 
 		if (p->pid != pf->pid || !s->clock)
 			continue;
-		*same_pid = 1;
 		a = p->start != INT64_MIN ? p->start : s->base;
 		b = p->end != INT64_MAX ? p->end : s->end;
 		x = distance(pf->start, a, b);
+		if (*why < 1)
+			*why = 1;
+		if (x <= TOL && !same_crate(qj, pf, p)) {
+			*why = 2;
+			continue;
+		}
 		if (best < 0 || x < *d) {
 			best = (long)i;
 			*d = x;
@@ -493,7 +499,7 @@ join_profile(struct queryjoin *qj, struct qj_profile *pf)
 {
 	const char *name = profile_name(qj, pf);
 	int64_t d = 0;
-	int same_pid;
+	int why;
 	long sec, proc;
 
 	if (!pf->has_start || pf->segs.nthreads == 0 ||
@@ -517,11 +523,12 @@ join_profile(struct queryjoin *qj, struct qj_profile *pf)
 			    pf->start < qj->sec[sec].base ? "before" : "after");
 		return;
 	}
-	if ((proc = find_proc(qj, pf, &d, &same_pid)) < 0 || d > TOL) {
+	if ((proc = find_proc(qj, pf, &d, &why)) < 0 || d > TOL) {
 		add_note(qj, 1, "note: query join: %s (pid %" PRIu32 "): not "
-		    "joined: %s", name, pf->pid, !same_pid ? "its pid matches "
-		    "no process of the trace" : "no process of its pid was "
-		    "alive at its start");
+		    "joined: %s", name, pf->pid, why == 0 ? "its pid matches "
+		    "no process of the trace" : why == 1 ? "no process of its "
+		    "pid was alive at its start" : "the process of its pid "
+		    "alive at its start compiles another crate, or none");
 		return;
 	}
 	if (qj->procs[proc].profile != 0) {

@@ -53,6 +53,7 @@ struct qj_profile {
 	uint32_t section, pid;
 	int has_start, built;
 	int64_t start;
+	uint32_t cmdline;		/* text: rustc's arguments */
 	struct querysegs segs;
 	uint32_t proc;			/* joined to + 1 */
 	uint32_t *wthread;		/* by profile thread: Windows + 1 */
@@ -81,6 +82,7 @@ struct queryjoin {
 	uint32_t *inst;			/* joined procs */
 	size_t ninst;
 	uint32_t *by_proc;		/* thread indices sorted by proc */
+	size_t *proc_first;		/* by proc: its first in by_proc */
 	struct buf notes;		/* NUL-terminated, one after another */
 	size_t *note_at;
 	unsigned char *note_failed;
