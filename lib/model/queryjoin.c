@@ -188,6 +188,7 @@ open_section(struct queryjoin *qj)
 	qj->nsec++;
 	qj->open = 1;
 	qj->last_ts = 0;
+	qj->memo = 0;
 }
 
 /* A PROCESS definition: a process of a trace, or a profile's rustc. */
@@ -363,6 +364,7 @@ queryjoin_record(struct queryjoin *qj, const struct stream_reader *r,
 		break;
 	case REC_PROCESS:
 		on_process(qj, &rec->u.process);
+		qj->memo = 0;
 		break;
 	case REC_EVENT:
 		if (ev->h.ts > qj->last_ts)
@@ -397,13 +399,25 @@ queryjoin_sample(struct queryjoin *qj, const struct stream_reader *r,
 	int64_t ts;
 
 	/* The idle loop is no rustc's: not kept. */
-	if (s == NULL || s->profile != 0 || ev->h.pid == 0 ||
-	    (proc = proc_of(qj, r, ev->h.pid, 0)) == NO_ID) {
+	if (s == NULL || s->profile != 0 || ev->h.pid == 0) {
 		qj->left_out++;
 		return 0;
 	}
-	if ((t = thread_of(qj, proc, ev->h.tid)) == NULL)
-		return -1;
+	if (qj->memo && qj->memo_pid == ev->h.pid && qj->memo_tid == ev->h.tid)
+		t = &qj->threads[qj->memo_thread];
+	else {
+		if ((proc = proc_of(qj, r, ev->h.pid, 0)) == NO_ID) {
+			qj->left_out++;
+			return 0;
+		}
+		if ((t = thread_of(qj, proc, ev->h.tid)) == NULL)
+			return -1;
+		qj->memo = 1;
+		qj->memo_pid = ev->h.pid;
+		qj->memo_tid = ev->h.tid;
+		qj->memo_thread = (uint32_t)(t - qj->threads);
+	}
+	proc = t->proc;
 	ts = clock_of(qj, ev->h.ts);
 	buf_put_svar(&t->samples, ts - t->last_sample);
 	buf_put_var(&t->samples, tag);

@@ -77,6 +77,10 @@ struct queryjoin {
 	uint64_t base_utc;		/* FILETIME of the clock's zero */
 	int has_base;
 	int64_t last_ts;		/* the section's latest event */
+	/* The last sample's process and thread, which the next one is
+	   likely to share: until a PROCESS or section comes. */
+	uint32_t memo_pid, memo_tid, memo_thread;
+	int memo;
 	int open;			/* a section is open */
 	uint64_t left_out;
 	uint32_t *inst;			/* joined procs */

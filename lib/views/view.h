@@ -143,6 +143,7 @@ extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
 extern const struct view_ops view_crates_ops;
 extern const struct view_ops view_cpu_query_ops;
+extern const struct view_ops view_cpu_query_stack_ops;
 extern const struct view_ops view_waits_query_ops;
 
 #endif

@@ -658,22 +658,37 @@ static const char *const waits_tables[] = { "waits", NULL };
 /*
  * Served by the registry in place of cpu and waits when --by names a
  * query (view_registry.c); their options are a part of those views'.
+ * Stacks are kept only for the tables that name them.
  */
+#define CPU_QUERY_OPS(stacks) \
+	.name = "cpu", \
+	.needs_kind = EV_SAMPLE, \
+	.needs = "the trace has no CPU samples; the Rustc profile of " \
+	    "pipelines/rustc.wprp records them", \
+	.usage = "--by query|query+function|query+stack [--addresses]", \
+	.summary = "samples of each profiled rustc by the query its " \
+	    "thread was in", \
+	.reader_flags = (stacks), \
+	.field_kinds = QUERY_KINDS | STREAM_KIND(EV_SAMPLE) | \
+	    STREAM_KIND(EV_GENERIC), \
+	.options = cpu_longopts, \
+	.tables = cpu_tables, \
+	.create = cpu_create, \
+	.record = byq_record, \
+	.finish = byq_finish, \
+	.destroy = byq_destroy
+
+/* What the join reads: lives, the schedule, the profiles' events. */
+#define QUERY_KINDS	(STREAM_KIND(EV_PROCESS) | STREAM_KIND(EV_THREAD) | \
+	STREAM_KIND(EV_CSWITCH) | STREAM_KIND(EV_READY) | \
+	STREAM_KIND(EV_QUERY))
+
 const struct view_ops view_cpu_query_ops = {
-	.name = "cpu",
-	.needs_kind = EV_SAMPLE,
-	.needs = "the trace has no CPU samples; the Rustc profile of "
-	    "pipelines/rustc.wprp records them",
-	.usage = "--by query|query+function|query+stack [--addresses]",
-	.summary = "samples of each profiled rustc by the query its thread "
-	    "was in",
-	.reader_flags = STREAM_KEEP_STACKS,
-	.options = cpu_longopts,
-	.tables = cpu_tables,
-	.create = cpu_create,
-	.record = byq_record,
-	.finish = byq_finish,
-	.destroy = byq_destroy,
+	CPU_QUERY_OPS(0)
+};
+
+const struct view_ops view_cpu_query_stack_ops = {
+	CPU_QUERY_OPS(STREAM_KEEP_STACKS)
 };
 
 const struct view_ops view_waits_query_ops = {
@@ -684,6 +699,7 @@ const struct view_ops view_waits_query_ops = {
 	.usage = "--by query [--from seconds] [--to seconds]",
 	.summary = "blocked time of each profiled rustc by the query its "
 	    "thread was in",
+	.field_kinds = QUERY_KINDS,
 	.options = waits_longopts,
 	.tables = waits_tables,
 	.create = waits_create,

@@ -38,15 +38,17 @@ view_find(const char *name)
 }
 
 /*
- * Views whose --by values starting so are another's work: the query
- * join's rows (view_byquery.c) for cpu and waits.
+ * Views whose --by values are another's work: the query join's rows
+ * (view_byquery.c) for cpu and waits.  A value ending in '+' is a
+ * prefix (query+function, query+stack); the others are whole.
  */
 static const struct {
 	const struct view_ops *base;
-	const char *by;			/* a prefix of --by's value */
+	const char *by;
 	const struct view_ops *serving;
 } served[] = {
 	{ &view_cpu_ops, "query", &view_cpu_query_ops },
+	{ &view_cpu_ops, "query+", &view_cpu_query_stack_ops },
 	{ &view_waits_ops, "query", &view_waits_query_ops },
 };
 
@@ -78,7 +80,7 @@ view_serving(const struct view_ops *ops, int argc, char *argv[])
 	    i++) {
 		n = strlen(served[i].by);
 		if (served[i].base == ops && strncmp(by, served[i].by, n) ==
-		    0 && (by[n] == '\0' || by[n] == '+'))
+		    0 && (by[n] == '\0' || served[i].by[n - 1] == '+'))
 			return served[i].serving;
 	}
 	return ops;
