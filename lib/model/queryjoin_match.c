@@ -502,12 +502,15 @@ join_profile(struct queryjoin *qj, struct qj_profile *pf)
 	int why;
 	long sec, proc;
 
-	if (!pf->has_start || pf->segs.nthreads == 0 ||
-	    !qj->sec[pf->section].clock) {
-		add_note(qj, 1, "note: query join: %s: not joined: %s", name,
-		    !qj->sec[pf->section].clock || !pf->has_start ?
-		    "its start time is not known" : "it holds no query "
-		    "intervals");
+	if (!pf->has_start || !qj->sec[pf->section].clock) {
+		add_note(qj, 1, "note: query join: %s: not joined: its start "
+		    "time is not known", name);
+		return;
+	}
+	/* A filter upstream leaves the profiles of other processes empty. */
+	if (pf->segs.nthreads == 0) {
+		add_note(qj, 0, "note: query join: %s: not joined: it holds no "
+		    "query intervals", name);
 		return;
 	}
 	if ((sec = nearest_trace(qj, pf->start, &d)) < 0 || d > TOL) {
