@@ -139,7 +139,7 @@ fit_running(const struct span *sp, size_t n, const struct qseg *sg,
 			f->inside += overlap(sp[i].from, sp[i].to, sg[j].from,
 			    sg[j].to);
 			if (sg[j].to > sp[i].to)
-				break;	/* it goes on into the next span */
+				break;	/* it goes on past this span */
 		}
 	}
 }
@@ -189,7 +189,7 @@ alive(const struct qj_thread *t, int64_t start, int64_t end)
 
 struct pair {
 	int64_t score;
-	uint32_t p, w;			/* profile thread, of the wt array */
+	uint32_t p, w;			/* profile thread, struct wt */
 };
 
 static int
@@ -212,7 +212,7 @@ struct mapping {
 	struct pair *pairs;		/* np * nw; score INT64_MIN: unfit */
 	struct fit *fits;		/* np * nw */
 	uint32_t *taken;		/* by wt: its profile thread + 1 */
-	uint32_t *best;			/* by profile thread: its best wt + 1 */
+	uint32_t *best;			/* by profile thread: best + 1 */
 };
 
 static void
@@ -359,7 +359,8 @@ join_note(struct queryjoin *qj, struct qj_profile *pf, uint32_t proc,
 		b = th[i].end > b ? th[i].end : b;
 		thread_note(qj, pf, m, i, &list);
 		if (pf->wthread[i] != 0)
-			inside += m->fits[i * m->nw + pf->wthread[i] - 1].inside;
+			inside += m->fits[i * m->nw + pf->wthread[i] -
+			    1].inside;
 	}
 	for (i = 0; i < m->nw; i++) {
 		fit_of(&m->w[i], m->by_time, NULL, 0, a, b, &f);

@@ -32,7 +32,7 @@ struct qj_section {
 struct qj_proc {
 	uint32_t section, pid;
 	stream_id def;
-	int64_t start, end;		/* on the clock; INT64_MIN, INT64_MAX */
+	int64_t start, end;		/* on the clock; INT64_MIN/MAX */
 	int64_t start_ns;		/* as its section gives it */
 	uint32_t image, cmdline, label;	/* texts */
 	uint64_t samples;

@@ -87,7 +87,7 @@ struct view {
 	struct intern rows;
 	struct sums *sums;
 	size_t sums_cap;
-	uint64_t *inst_total;		/* samples or blocked ns a process */
+	uint64_t *inst_total;		/* samples, or blocked ns */
 	struct buf line;
 };
 

@@ -845,7 +845,7 @@ end_pause(struct sim *s, int cpu, int thread)
 	mp.from_ns = (pa->out_ts - s->t0) * 100;
 	mp.label = prof_label_name(pa->label);
 	sched_ready_by(s, cpu, pa->waiter);
-	mp.to_ns = (s->now - 1 - s->t0) * 100;	/* the ReadyThread's tick */
+	mp.to_ns = (s->now - 1 - s->t0) * 100;	/* the ReadyThread */
 	manifest_pause(s->manifest, &mp);
 	pa->state = PAUSE_DONE;
 }

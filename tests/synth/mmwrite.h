@@ -22,13 +22,13 @@
 
 #include "base/buf.h"
 
-#define MMW_PAGE_MAX	(256u << 10)	/* measureme's buffer a stream */
+#define MMW_PAGE_MAX	(256u << 10)	/* a stream's buffer */
 
 struct mmw {
 	FILE		*fp;
 	struct buf	 events;	/* the events page being filled */
 	struct buf	 strings;	/* the whole string-data stream */
-	struct buf	 index;		/* the whole string-index stream */
+	struct buf	 index;		/* the string-index stream */
 	uint64_t	 nevents;
 	int		 failed;
 	int		 error;		/* errno of the failure */

@@ -97,7 +97,7 @@ struct selfprof {
 	const char	*dir;
 	struct profile	*p;
 	size_t		 n;
-	struct intern	 names;		/* files written, for a repeat */
+	struct intern	 names;		/* files written */
 };
 
 int
@@ -249,8 +249,8 @@ file_name(struct selfprof *sp, const char *crate, uint32_t pid, char *buf,
 
 	for (n = 1; !added; n++) {
 		if (n == 1)
-			snprintf(buf, cap, "%s-%07" PRIu32 ".mm_profdata", crate,
-			    pid);
+			snprintf(buf, cap, "%s-%07" PRIu32 ".mm_profdata",
+			    crate, pid);
 		else
 			snprintf(buf, cap, "%s-%07" PRIu32 "-%d.mm_profdata",
 			    crate, pid, n);
@@ -308,8 +308,8 @@ metadata(const struct sim *s, const struct proc *p, uint64_t tick,
 	buf_put(json, head, strlen(head));
 	mmw_cmd(json, p->cmdline);
 	buf_put_str(json, "\", \"counter\": { \"name\": \"wall-time\", "
-	    "\"units\": [[\"ns\", 1], [\"\xce\xbcs\", 1000], [\"ms\", 1000000], "
-	    "[\"s\", 1000000000]] } }");
+	    "\"units\": [[\"ns\", 1], [\"\xce\xbcs\", 1000], "
+	    "[\"ms\", 1000000], [\"s\", 1000000000]] } }");
 	buf_put_u8(json, 0);
 }
 

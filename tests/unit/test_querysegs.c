@@ -37,8 +37,8 @@ spans_text(const struct querysegs *q, const struct intern *paths, size_t i)
 	s = querysegs_spans(q, i, &n);
 	buf[0] = '\0';
 	for (k = 0; k < n && len < sizeof(buf); k++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%lld-%lld:%s",
-		    k ? " " : "", (long long)s[k].from, (long long)s[k].to,
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		    "%s%lld-%lld:%s", k ? " " : "", (long long)s[k].from, (long long)s[k].to,
 		    path_text(paths, s[k].path));
 	return buf;
 }
