@@ -375,7 +375,7 @@ queryjoin_record(struct queryjoin *qj, const struct stream_reader *r,
 	default:
 		break;
 	}
-	if (sched_record(qj->s, r, rec) != 0)
+	if (qj->own_sched && sched_record(qj->s, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END)
 		close_section(qj, (int64_t)rec->u.end.end_ns);
@@ -385,7 +385,7 @@ queryjoin_record(struct queryjoin *qj, const struct stream_reader *r,
 void
 qj_close(struct queryjoin *qj)
 {
-	sched_close(qj->s);
+	sched_close(qj->s);	/* once: a shared one may be closed */
 	close_section(qj, 0);
 }
 
@@ -428,17 +428,23 @@ queryjoin_sample(struct queryjoin *qj, const struct stream_reader *r,
 }
 
 struct queryjoin *
-queryjoin_new(void)
+queryjoin_new(struct sched *shared)
 {
 	struct queryjoin *qj = calloc(1, sizeof(*qj));
 
 	if (qj == NULL)
 		return NULL;
-	if ((qj->s = sched_new(NULL, NULL)) == NULL) {
+	qj->s = shared;
+	if (shared == NULL) {
+		qj->own_sched = 1;
+		qj->s = sched_new();
+	}
+	if (qj->s == NULL || sched_add_spans(qj->s, on_span, qj, NULL) != 0) {
+		if (qj->own_sched)
+			sched_free(qj->s);
 		free(qj);
 		return NULL;
 	}
-	sched_set_spans(qj->s, on_span, qj);
 	return qj;
 }
 
@@ -449,7 +455,8 @@ queryjoin_free(struct queryjoin *qj)
 
 	if (qj == NULL)
 		return;
-	sched_free(qj->s);
+	if (qj->own_sched)
+		sched_free(qj->s);
 	query_input_release(&qj->in);
 	intern_release(&qj->texts);
 	intern_release(&qj->paths);

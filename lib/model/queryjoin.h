@@ -52,9 +52,16 @@
 #define QUERYJOIN_TOLERANCE_NS	16000000	/* a Windows clock tick */
 
 struct queryjoin;
+struct sched;
 
-/* @return : NULL if out of memory. */
-struct queryjoin *queryjoin_new(void);
+/*
+ * A join reading the schedule `shared` (of no window), which its owner
+ * feeds every record before the join (model.h), or with `shared` NULL a
+ * schedule of its own, which queryjoin_record() feeds.
+ * @return : NULL if out of memory, or when the schedule takes no more
+ *	views' spans.
+ */
+struct queryjoin *queryjoin_new(struct sched *shared);
 void queryjoin_free(struct queryjoin *qj);
 
 /* Takes in a record.  @return : 0, or -1 if out of memory. */

@@ -60,7 +60,8 @@ struct qj_profile {
 };
 
 struct queryjoin {
-	struct sched *s;
+	struct sched *s;		/* shared (model.h), or its own */
+	int own_sched;
 	struct query_input in;
 	struct intern texts;		/* NUL-terminated: qj_text() */
 	struct intern paths;

@@ -36,6 +36,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/seconds.h"
+#include "model/model.h"
 #include "model/proctab.h"
 #include "model/queryjoin.h"
 #include "model/samplepath.h"
@@ -72,6 +73,7 @@ struct view {
 	enum by by;
 	int64_t from, to;		/* waits: the window */
 	struct queryjoin *qj;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;		/* the sampling interval */
 	struct frames *frames;
 	const struct stream_reader *reader;
@@ -172,7 +174,7 @@ parse_options(struct view *v, int argc, char *argv[], int *used,
 }
 
 static struct view *
-create(int waits, int argc, char *argv[], int *used)
+create(int waits, int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -187,10 +189,12 @@ create(int waits, int argc, char *argv[], int *used)
 		errno = EINVAL;
 		return NULL;
 	}
-	v->qj = queryjoin_new();
-	v->pt = proctab_new();
-	v->frames = frames_new(flags);
-	if (v->qj == NULL || v->pt == NULL || v->frames == NULL) {
+	/* The schedule of the whole trace: the join windows waits itself. */
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->frames = model_frames(m, flags)) == NULL ||
+	    (v->qj = queryjoin_new(model_sched(m, INT64_MIN,
+	    INT64_MAX))) == NULL) {
 		byq_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -199,15 +203,15 @@ create(int waits, int argc, char *argv[], int *used)
 }
 
 static struct view *
-cpu_create(int argc, char *argv[], int *used)
+cpu_create(int argc, char *argv[], int *used, struct model *m)
 {
-	return create(0, argc, argv, used);
+	return create(0, argc, argv, used, m);
 }
 
 static struct view *
-waits_create(int argc, char *argv[], int *used)
+waits_create(int argc, char *argv[], int *used, struct model *m)
 {
-	return create(1, argc, argv, used);
+	return create(1, argc, argv, used, m);
 }
 
 /* ---- samples and their stacks ---- */
@@ -284,9 +288,14 @@ byq_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && v->keys.count > 0 &&
 	    name_keys(v, NULL) != 0)
 		return -1;
-	if (queryjoin_record(v->qj, r, rec) != 0 ||
-	    proctab_record(v->pt, r, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0)
+	/* Its own model sees a record before the join, a HEADER after. */
+	if (v->mine != NULL && rec->type != REC_HEADER &&
+	    model_record(v->mine, r, rec) != 0)
+		return -1;
+	if (queryjoin_record(v->qj, r, rec) != 0)
+		return -1;
+	if (v->mine != NULL && rec->type == REC_HEADER &&
+	    model_record(v->mine, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END && v->keys.count > 0)
 		return name_keys(v, r);
@@ -639,8 +648,7 @@ byq_destroy(struct view *v)
 	if (v == NULL)
 		return;
 	queryjoin_free(v->qj);
-	proctab_free(v->pt);
-	frames_free(v->frames);
+	model_free(v->mine);
 	intern_release(&v->keys);
 	intern_release(&v->texts);
 	intern_release(&v->rows);

@@ -43,6 +43,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/proctab.h"
 #include "view.h"
@@ -107,6 +108,7 @@ struct total {
 struct view {
 	enum by by;
 	int merge, no_idle, instances;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct proclabels labels;	/* --instances: the section's */
 	struct frames *frames;
@@ -164,7 +166,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-cpu_create(int argc, char *argv[], int *used)
+cpu_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -204,9 +206,10 @@ cpu_create(int argc, char *argv[], int *used)
 		free(v);
 		return NULL;
 	}
-	v->pt = proctab_new();
-	v->frames = frames_new(flags);
-	if (v->pt == NULL || v->frames == NULL) {
+	/* Idle samples left out, or rows merged, change the processes. */
+	if ((m = view_model(m, v->no_idle || v->merge, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->frames = model_frames(m, flags)) == NULL) {
 		cpu_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -260,7 +263,8 @@ flatten(const struct stream_reader *r, stream_id id, stream_id *parts, int n,
 	if (s->nframes > 0) {
 		if (n == KEY_PARTS)
 			return -1;
-		parts[n++] = id;
+		/* Its own id: a stack that only names another is that one. */
+		parts[n++] = s->id;
 	}
 	if (s->next != 0)
 		n = flatten(r, s->next, parts, n, depth + 1);
@@ -691,8 +695,7 @@ cpu_record(struct view *v, const struct stream_reader *r,
 		v->idle_left_out++;
 		return 0;
 	}
-	if (proctab_record(v->pt, r, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0 ||
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
 	    (v->instances && proclabels_record(&v->labels, rec) != 0))
 		return -1;
 	if (v->merge && merge_record(v, rec) != 0)
@@ -1091,8 +1094,7 @@ cpu_finish(struct view *v, struct stream_writer *w)
 static void
 cpu_destroy(struct view *v)
 {
-	proctab_free(v->pt);
-	frames_free(v->frames);
+	model_free(v->mine);
 	proclabels_release(&v->labels);
 	intern_release(&v->keys);
 	buf_release(&v->key_weights);
