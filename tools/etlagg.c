@@ -847,9 +847,9 @@ start_view(struct aggview *av, struct vspec *vs, struct model *m)
 {
 	int used;
 
-	av->ops = vs->ops;
+	av->ops = view_serving(vs->ops, vs->vargc, vs->vargv);
 	av->merge = vs->merge;
-	if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used, m)) == NULL)
+	if ((av->v = av->ops->create(vs->vargc, vs->vargv, &used, m)) == NULL)
 		return -1;
 	if (vs->merge && vs->ops->merge != NULL &&
 	    (av->mg = view_merge_new(vs->ops->merge)) == NULL)

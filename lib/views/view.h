@@ -98,6 +98,15 @@ const struct view_ops *view_find(const char *name);
  */
 struct model *view_model(struct model *m, int own, struct model **mine);
 
+/*
+ * The view that serves `ops` given these arguments (argv[0] its name,
+ * its options as create() takes them): another when a --by value of the
+ * view is another's work (cpu --by query is view_byquery.c's), else
+ * `ops` itself.  The other's options are among those of `ops`.
+ */
+const struct view_ops *view_serving(const struct view_ops *ops, int argc,
+    char *argv[]);
+
 /* For views without options: takes only the name.  Returns `v`. */
 struct view *view_no_options(struct view *v, int *used);
 
@@ -146,5 +155,8 @@ extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_threadtime_ops;
 extern const struct view_ops view_images_ops;
 extern const struct view_ops view_crates_ops;
+extern const struct view_ops view_cpu_query_ops;
+extern const struct view_ops view_cpu_query_stack_ops;
+extern const struct view_ops view_waits_query_ops;
 
 #endif

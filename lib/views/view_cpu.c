@@ -149,8 +149,8 @@ parse_by(const char *arg, enum by *by)
 			*by = (enum by)i;
 			return 0;
 		}
-	view_warn("cpu: --by wants process, stack, function or module, "
-	    "not '%s'", arg);
+	view_warn("cpu: --by wants process, stack, function, module, query, "
+	    "query+function or query+stack, not '%s'", arg);
 	return -1;
 }
 
@@ -1168,10 +1168,10 @@ const struct view_ops view_cpu_ops = {
 	.needs_kind = EV_SAMPLE,
 	.needs = "the trace has no CPU samples; the Rustc profile of "
 	    "pipelines/rustc.wprp records them",
-	.usage = "[--addresses] [--by process|stack|function|module] "
-	    "[--instances] [--merge] [--no-idle]",
+	.usage = "[--addresses] [--by process|stack|function|module|query|"
+	    "query+function|query+stack] [--instances] [--merge] [--no-idle]",
 	.summary = "profile samples and CPU time by process, call stack, "
-	    "function or module",
+	    "function, module or rustc query",
 	.reader_flags = STREAM_KEEP_STACKS,
 	/* Samples, and the processes and intervals of proctab. */
 	.field_kinds = STREAM_KIND(EV_SAMPLE) | STREAM_KIND(EV_PROCESS) |

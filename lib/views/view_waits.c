@@ -425,8 +425,9 @@ const struct view_ops view_waits_ops = {
 	.needs_kind = EV_CSWITCH,
 	.needs = "the trace has no CSwitch events, so no waits; the "
 	    "RustcWaits profile of pipelines/rustc.wprp records them",
-	.usage = "[--addresses] [--by stack|function|module|thread|reason] "
-	    "[--instances] [--from seconds] [--to seconds] [--tid list]",
+	.usage = "[--addresses] [--by stack|function|module|thread|reason|"
+	    "query] [--instances] [--from seconds] [--to seconds] "
+	    "[--tid list]",
 	.summary = "blocked time by where threads waited, split into waiting "
 	    "and ready, with the readying thread",
 	.reader_flags = STREAM_KEEP_STACKS,

@@ -47,7 +47,7 @@ done
 # etlagg's views: the same names, and each with the same options.
 views_help=$(etlagg --help | sed -n 's/^  \([a-z]*\) .*/\1/p; s/^  \([a-z]*\)$/\1/p')
 views_man=$(sed -n 's/^\.It Cm \([a-z]*\).*/\1/p' "$ETL_TOP/man/etlagg.1" |
-    grep -v '^\(process\|stack\|function\|module\)$')
+    grep -v '^\(process\|stack\|function\|module\|query\)$')
 check_eq help-etlagg-views "$(echo $views_help)" "$(echo $views_man)"
 for view in $views_man; do
 	in_help=$(etlagg --help | grep "^  $view\( \|$\)" |

@@ -58,7 +58,8 @@ done
 # The views' own messages too.
 etlagg cpu --by nothing a.st >/dev/null 2>err
 check_eq view-message "$?:$(head -1 err)" "2:etlagg: cpu: --by wants \
-process, stack, function or module, not 'nothing'"
+process, stack, function, module, query, query+function or query+stack, \
+not 'nothing'"
 
 # Percentages with two decimals, in text and CSV.
 etlagg cpu --by module a.st 2>/dev/null | etlreport -f csv 2>/dev/null |

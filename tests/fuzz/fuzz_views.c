@@ -16,7 +16,8 @@
  * after a few rows, as a table past Excel's rows is cut.
  *
  * The first byte picks one more view with options (--by, --instances,
- * --timeline, --diff, windows; see variants[]); the rest is the stream,
+ * --timeline, --diff, windows, --by query, which a profile section of
+ * the stream joins to its trace; see variants[]); the rest is the stream,
  * which is read as it is if it starts like a zstd frame, and is
  * otherwise taken as the records themselves and put into a frame first
  * (as fuzz_stream does).
@@ -55,6 +56,10 @@ static const char *const variants[][6] = {
 	{ "waits", "--by=function" }, { "waits", "--by=stack", "--instances" },
 	{ "switches", "--from=0", "--to=0.5" },
 	{ "threadtime", "--by=stack" }, { "processes" },
+	{ "cpu", "--by=query" }, { "cpu", "--by=query+function" },
+	{ "cpu", "--by=query+stack", "--addresses" },
+	{ "waits", "--by=query" }, { "waits", "--by=query", "--from=0",
+	    "--to=1" },
 };
 
 static const char *const formats[] = {
@@ -323,7 +328,8 @@ run_all(uint8_t pick, const void *data, size_t len)
 	argv[argc] = NULL;
 	if ((ops = view_find(argv[0])) == NULL)
 		fuzz_fail("no such view", argv[0]);
-	run_view(ops, argc, argv, data, len);
+	/* cpu --by query and the like are another view's (the query join). */
+	run_view(view_serving(ops, argc, argv), argc, argv, data, len);
 	render_all(data, len);
 	if (fclose(all_tables) != 0)
 		abort();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "chains.h"
+#include "manifest.h"
 #include "programs.h"
 #include "sim.h"
 
@@ -374,6 +375,29 @@ crate_of(const struct proc *p)
 }
 
 int
+build_has_query(const char *name)
+{
+	int i, label = prof_label(name);
+
+	for (i = 0; label >= 0 && i < COUNT(frontend_bodies); i++)
+		if (prof_innermost(frontend_bodies[i]) == label)
+			return 1;
+	return 0;
+}
+
+/* The front end's pass that --slow-query names, or -1. */
+int
+build_slow_pass(const char *name)
+{
+	int i, label = name != NULL ? prof_label(name) : -1;
+
+	for (i = 0; label >= 0 && i < COUNT(frontend_bodies); i++)
+		if (prof_innermost(frontend_bodies[i]) == label)
+			return i;
+	return -1;
+}
+
+int
 build_has_crate(const char *name)
 {
 	int i, j;
@@ -455,6 +479,66 @@ progress(const struct sim *s, const struct proc *p, int n)
 	return (int)(done * (uint64_t)n / span);
 }
 
+/*
+ * The front end's pass due, with --slow-query: its passes take equal
+ * shares of the phase but the slow one, which takes slow_query_factor
+ * of them.
+ */
+static int
+frontend_progress(const struct sim *s, const struct proc *p)
+{
+	const int n = COUNT(frontend_bodies);
+	uint64_t span = p->phase_end - p->phase_start;
+	uint64_t done = s->now - p->phase_start;
+	double at, w;
+	int i;
+
+	if (s->slow_pass < 0)
+		return progress(s, p, n);
+	if (span == 0 || done >= span)
+		return n - 1;
+	at = (double)done / (double)span * (n - 1 + s->opt.slow_query_factor);
+	for (i = 0; i < n - 1; i++) {
+		w = i == s->slow_pass ? s->opt.slow_query_factor : 1;
+		if (at < w)
+			return i;
+		at -= w;
+	}
+	return n - 1;
+}
+
+/*
+ * The front end's pass due, or a neighbour of it; the slow pass of
+ * --slow-query is never traded for a neighbour, so that its extra time
+ * is its own.
+ */
+static enum chain_id
+pick_frontend(struct sim *s, const struct proc *p)
+{
+	int due = frontend_progress(s, p), n = COUNT(frontend_bodies);
+	int i = due + (int)rng_below(&s->rng, 3) - 1;
+
+	if (due == s->slow_pass)
+		return frontend_bodies[due];
+	if (i < 0)
+		i = 0;
+	if (i >= n)
+		i = n - 1;
+	return frontend_bodies[i];
+}
+
+/* The front end's length: longer by the slow pass's extra share. */
+static uint64_t
+frontend_ticks(struct sim *s, const struct proc *p)
+{
+	uint64_t t = vary_ms(s, p, compile_ms(s, p) * 55 / 100, PH_FRONTEND);
+	int n = COUNT(frontend_bodies);
+
+	if (s->slow_pass < 0)
+		return t;
+	return (uint64_t)((double)t * (n - 1 + s->opt.slow_query_factor) / n);
+}
+
 static enum chain_id
 pick(struct sim *s, const enum chain_id *bodies, int n)
 {
@@ -485,8 +569,7 @@ pick_rustc_body(struct sim *s, struct thread *t)
 	else if (t->role == TR_CODEGEN)
 		t->body = pick(s, worker_bodies, COUNT(worker_bodies));
 	else if (p->phase == PH_FRONTEND)
-		t->body = pick_near(s, p, frontend_bodies,
-		    COUNT(frontend_bodies));
+		t->body = pick_frontend(s, p);
 	else if (p->phase == PH_CODEGEN)
 		t->body = pick(s, codegen_bodies, COUNT(codegen_bodies));
 	else if (p->phase == PH_LINKING)
@@ -710,12 +793,71 @@ end_codegen(struct sim *s, int cpu, int thread)
 	t->body = CH_RUSTC_LINK_WAIT;
 }
 
+/*
+ * --pause: the first rustc to codegen with a worker that has run blocks
+ * its compiler thread on a lock that worker holds, until the worker lets
+ * go (worker_act()).  @return : whether it did.
+ */
+static int
+begin_pause(struct sim *s, int cpu, int thread)
+{
+	struct thread *t = &s->threads[thread];
+	const struct proc *p = proc_of(s, t);
+	const struct thread *w;
+	int i;
+
+	if (s->pause.ticks == 0 || s->pause.state != PAUSE_PLANNED ||
+	    p->phase != PH_CODEGEN)
+		return 0;
+	for (i = 0; i < p->nthreads; i++) {
+		w = &s->threads[p->threads[i]];
+		if (w->role == TR_CODEGEN && !w->first_run)
+			break;
+	}
+	if (i == p->nthreads)
+		return 0;
+	s->pause.state = PAUSE_ON;
+	s->pause.waiter = thread;
+	s->pause.holder = p->threads[i];
+	s->pause.until = s->now + s->pause.ticks;
+	s->pause.label = t->nq > 0 ? t->q[t->nq - 1] : -1;
+	t->paused = 1;
+	s->cpus[cpu].next_switch = s->now;
+	return 1;
+}
+
+/* The worker holding the lock of --pause lets go: the waiter is readied. */
+static void
+end_pause(struct sim *s, int cpu, int thread)
+{
+	struct pause *pa = &s->pause;
+	const struct thread *w = &s->threads[pa->waiter];
+	const struct proc *p = proc_of(s, w);
+	struct manifest_pause mp;
+
+	if (pa->state != PAUSE_ON || pa->holder != thread || s->now < pa->until)
+		return;
+	mp.pid = p->pid;
+	mp.start_ns = p->from_rundown ? 0 : (p->start_ts - s->t0) * 100;
+	mp.tid = w->tid;
+	mp.thread = w->rust_tid;
+	mp.readying_tid = s->threads[thread].tid;
+	mp.from_ns = (pa->out_ts - s->t0) * 100;
+	mp.label = prof_label_name(pa->label);
+	sched_ready_by(s, cpu, pa->waiter);
+	mp.to_ns = (s->now - 1 - s->t0) * 100;	/* the ReadyThread */
+	manifest_pause(s->manifest, &mp);
+	pa->state = PAUSE_DONE;
+}
+
 static void
 compiler_act(struct sim *s, int cpu, int thread)
 {
 	struct thread *t = &s->threads[thread];
 	struct proc *p = proc_of(s, t);
 
+	if (begin_pause(s, cpu, thread))
+		return;
 	if (rng_percent(&s->rng, 30))
 		build_pick_body(s, t);
 	if (p->phase == PH_FINISHING)
@@ -739,8 +881,18 @@ worker_act(struct sim *s, int cpu, int thread)
 {
 	struct thread *t = &s->threads[thread];
 
+	end_pause(s, cpu, thread);
 	if (rng_percent(&s->rng, 30))
 		build_pick_body(s, t);
+	/*
+	 * With --self-profile a work item ends now and then, and the
+	 * worker waits for the next, as rustc's wait on the coordinator:
+	 * the gaps between the queries of each profile thread are its own.
+	 */
+	if (s->opt.profile_dir != NULL && rng_percent(&s->rng, 10)) {
+		sched_block_for_work(s, cpu, thread);
+		return;
+	}
 	if (rng_percent(&s->rng, 8))
 		memory_virtual_op(s, cpu, thread, 2 * MB, 64 * MB);
 	else
@@ -808,8 +960,8 @@ rustc_main_first_run(struct sim *s, int cpu, int thread)
 	struct proc *p = proc_of(s, t);
 
 	t->body = CH_RUSTC_MAIN_SPAWN;
-	set_phase(s, p, PH_FRONTEND,
-	    vary_ms(s, p, compile_ms(s, p) * 55 / 100, PH_FRONTEND));
+	set_phase(s, p, PH_FRONTEND, frontend_ticks(s, p));
+	prof_start(s, t->proc);
 	procs_add_thread(s, cpu, thread, t->proc, TR_COMPILER, "rustc");
 	t->body = CH_RUSTC_MAIN_INIT;
 }
@@ -863,7 +1015,10 @@ build_child_exited(struct sim *s, int parent)
 	rustc = p->prog == PROG_RUSTC_STAGE0 || p->prog == PROG_RUSTC_STAGE1;
 	if (rustc)
 		set_phase(s, p, PH_FINISHING, 0);
-	for (i = 0; i < p->nthreads; i++)
+	for (i = 0; i < p->nthreads; i++) {
 		if (!rustc || s->threads[p->threads[i]].role == TR_COMPILER)
 			sched_wake(s, p->threads[i]);
+		if (rustc)
+			prof_sync(s, p->threads[i]);
+	}
 }

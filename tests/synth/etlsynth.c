@@ -8,7 +8,8 @@
  *	    [--size bytes | --events n]
  *	    [--seed n] [--pointer-size 4|8] [--compress] [--cpus n]
  *	    [--pdb image=file.pdb ...] [--slow-crate name[=factor]]
- *	    [--rename old=new ...] -o file.etl
+ *	    [--rename old=new ...] [--self-profile dir]
+ *	    [--slow-query name[=factor]] [--pause ms] -o file.etl
  *
  * The trace follows ../shared/docs/etl-format.md as a Windows 10 kernel
  * session merged by WPR would: a header buffer with the trace header
@@ -55,6 +56,18 @@
  * longer, not cut short (sim.c).  The manifest's "made by" line names
  * the option.
  *
+ * --self-profile dir writes into dir, for each rustc of the build, the
+ * .mm_profdata that rustc -Z self-profile would have written, on the
+ * trace's clock and pid, with rustc's own thread numbers, its queries
+ * lined up with what its threads' stacks show (selfprof.c); the codegen
+ * workers then wait for work between items, as rustc's do, so the trace
+ * is not the one made without it.  --slow-query name[=factor] makes one
+ * query of rustc's front end take factor times as long (3 when not
+ * given) in every rustc; --pause ms blocks the compiler thread of the
+ * first rustc to codegen for ms on a lock one of its workers holds and
+ * lets go of.  The manifest gets the profile, profile_thread,
+ * query_samples, slow_query and pause lines (testdata/README.md).
+ *
  * --rename old=new, up to 16 times, replaces every "old" in the strings
  * the trace holds (process, thread and image names, paths, command
  * lines) by "new", so that tests can make a trace a hostile machine
@@ -84,6 +97,10 @@
  *	symbol IMAGE RVA SIZE SAMPLES INCLUSIVE FUNCTION
  *		with --pdb: a PDB procedure that frames lie in, the samples
  *		whose innermost frame is in it and those with a frame in it
+ *	profile, profile_thread, query_samples, slow_query, pause
+ *		with --self-profile, --slow-query and --pause: each profile,
+ *		its threads' Windows tids, its samples by innermost query,
+ *		the slow query, the planted wait
  *
  * testdata/README.md describes the manifest in full.
  *
@@ -131,7 +148,10 @@ enum long_only {
 	OPT_COMPACT_CSWITCH,
 	OPT_CSWITCH_VERSION,
 	OPT_SLOW_CRATE,
-	OPT_RENAME
+	OPT_RENAME,
+	OPT_SELF_PROFILE,
+	OPT_SLOW_QUERY,
+	OPT_PAUSE
 };
 
 static const struct option long_options[] = {
@@ -141,13 +161,16 @@ static const struct option long_options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
+	{ "pause", required_argument, NULL, OPT_PAUSE },
 	{ "pdb", required_argument, NULL, OPT_PDB },
 	{ "pointer-size", required_argument, NULL, OPT_POINTER_SIZE },
 	{ "rename", required_argument, NULL, OPT_RENAME },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "self-profile", required_argument, NULL, OPT_SELF_PROFILE },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "slow-crate", required_argument, NULL, OPT_SLOW_CRATE },
+	{ "slow-query", required_argument, NULL, OPT_SLOW_QUERY },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -186,7 +209,8 @@ usage(FILE *fp)
 	    "                [--pointer-size 4|8] [--compress] [--cpus n]\n"
 	    "                [--pdb image=file.pdb ...]\n"
 	    "                [--slow-crate name[=factor]] [--rename old=new ...]\n"
-	    "                -o file.etl\n");
+	    "                [--self-profile dir] [--slow-query name[=factor]]\n"
+	    "                [--pause ms] -o file.etl\n");
 }
 
 static _Noreturn void
@@ -365,6 +389,25 @@ parse_options(int argc, char **argv, struct settings *set)
 				    "100", eq + 1, 1, 100);
 			}
 			break;
+		case OPT_SELF_PROFILE:
+			set->scenario.profile_dir = optarg;
+			break;
+		case OPT_SLOW_QUERY:
+			/* NAME, three times as slow; NAME=F, F times. */
+			set->scenario.slow_query = optarg;
+			set->scenario.slow_query_factor = 3;
+			if ((eq = strchr(optarg, '=')) != NULL) {
+				*eq = '\0';
+				set->scenario.slow_query_factor = factor_option(
+				    "--slow-query: %s: want a factor from 1 to "
+				    "100", eq + 1, 1, 100);
+			}
+			break;
+		case OPT_PAUSE:
+			set->scenario.pause_ms = number_option(
+			    "--pause %s: want milliseconds from 1 to 600000",
+			    optarg, 0, 1, 600000);
+			break;
 		case OPT_SIZE:
 			set->scenario.size_limit = number_option(
 			    "--size %s: want bytes", optarg, 1, 1,
@@ -393,6 +436,16 @@ check_settings(struct settings *set)
 	if (o->slow_crate != NULL && (set->memory ||
 	    set->kind != SCENARIO_RUSTC_BUILD))
 		bad_usage("%s", "--slow-crate: the rustc-build scenario only");
+	if ((o->profile_dir != NULL || o->slow_query != NULL ||
+	    o->pause_ms != 0) && (set->memory ||
+	    set->kind != SCENARIO_RUSTC_BUILD))
+		bad_usage("%s", "--self-profile, --slow-query and --pause: the "
+		    "rustc-build scenario only");
+	if (o->slow_query != NULL && !scenario_has_query(o->slow_query))
+		bad_usage("--slow-query %s: want a query of rustc's front end: "
+		    "parse_crate, expand_crate, resolver_for_lowering, typeck, "
+		    "evaluate_obligation, mir_borrowck, optimized_mir or "
+		    "crate_hash", o->slow_query);
 	if (o->slow_crate != NULL && !scenario_has_crate(o->slow_crate))
 		bad_usage("--slow-crate %s: no crate of the build has that name",
 		    o->slow_crate);
@@ -436,6 +489,21 @@ describe(const struct settings *set, char *buf, size_t len)
 		used = strlen(buf);
 		snprintf(buf + used, len - used, " --slow-crate %s=%g",
 		    o->slow_crate, o->slow_factor);
+	}
+	if (o->profile_dir != NULL) {
+		used = strlen(buf);
+		snprintf(buf + used, len - used, " --self-profile %s",
+		    o->profile_dir);
+	}
+	if (o->slow_query != NULL) {
+		used = strlen(buf);
+		snprintf(buf + used, len - used, " --slow-query %s=%g",
+		    o->slow_query, o->slow_query_factor);
+	}
+	if (o->pause_ms != 0) {
+		used = strlen(buf);
+		snprintf(buf + used, len - used, " --pause %" PRIu64,
+		    o->pause_ms);
 	}
 }
 
@@ -549,7 +617,9 @@ generate(const struct settings *set, FILE *etl, FILE *manifest)
 		    set->compress ? " --compress" : "",
 		    set->compact_cswitch ? " --compact-cswitch" : "",
 		    set->cswitch_version ? set->cswitch_version : 2);
-	manifest_header(manifest, options, set->npdbs > 0);
+	manifest_header(manifest, options, set->npdbs > 0,
+	    set->scenario.profile_dir != NULL ||
+	    set->scenario.slow_query != NULL || set->scenario.pause_ms != 0);
 	scenario_trace_info(&set->scenario, &info);
 	info.compress = set->compress;
 	if (etlw_open(&w, etl, &info) == -1)
@@ -598,6 +668,9 @@ main(int argc, char **argv)
 		return fail(set.output, errno);
 	if ((manifest = fopen(manifest_path, "w")) == NULL)
 		return fail(manifest_path, errno);
+	if (set.scenario.profile_dir != NULL &&
+	    platform_mkdir(set.scenario.profile_dir) == -1)
+		return fail(set.scenario.profile_dir, errno);
 	status = generate(&set, etl, manifest);
 	if (fclose(etl) != 0 && status == EXIT_OK)
 		status = fail(set.output, errno);

@@ -42,6 +42,32 @@ static const char *const header_lines[] = {
 	"  (the number of process lines).",
 };
 
+/* Only in the manifests of traces made with --self-profile or --pause. */
+static const char *const profile_header_lines[] = {
+	"profile PID START_NS PROFILE_NS EVENTS CUT FILE",
+	"  a rustc instance's self-profile (--self-profile): the process",
+	"  (PID and START_NS as its process line), PROFILE_NS: ns from the",
+	"  trace header's timestamp to the profile's start_time, its",
+	"  intervals, CUT 1 if the trace ended before the process (its",
+	"  open intervals end with the trace), and the file's name in DIR.",
+	"profile_thread PID START_NS THREAD TID",
+	"  a thread of that profile, rustc's ThreadId, and the Windows",
+	"  thread it ran on.",
+	"query_samples PID START_NS LABEL SAMPLES",
+	"  the process's samples whose thread was inside query LABEL",
+	"  (innermost) when taken; LABEL \"(no query)\" for the rest of its",
+	"  samples.  These are the rows of etlagg cpu --by query.",
+	"slow_query LABEL FACTOR",
+	"  --slow-query: the front end's query that takes FACTOR times as",
+	"  long in every rustc.",
+	"pause PID START_NS TID THREAD READYING_TID FROM_NS TO_NS LABEL",
+	"  --pause: the rustc thread TID (ThreadId THREAD in its profile,",
+	"  0 without one) blocked on a lock from FROM_NS (its switch-out,",
+	"  ns from the trace header's timestamp) to TO_NS (the ReadyThread",
+	"  that the lock's holder, READYING_TID of the same process,",
+	"  logged), inside query LABEL (\"(no query)\" if none).",
+};
+
 /* Only in the manifests of traces made with --pdb. */
 static const char *const pdb_header_lines[] = {
 	"pdb IMAGE GUID AGE PDB_NAME",
@@ -60,12 +86,16 @@ static const char *const pdb_header_lines[] = {
 };
 
 void
-manifest_header(FILE *fp, const char *options, int with_pdb)
+manifest_header(FILE *fp, const char *options, int with_pdb,
+    int with_profile)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(header_lines) / sizeof(header_lines[0]); i++)
 		fprintf(fp, "# %s\n", header_lines[i]);
+	for (i = 0; with_profile && i < sizeof(profile_header_lines) /
+	    sizeof(profile_header_lines[0]); i++)
+		fprintf(fp, "# %s\n", profile_header_lines[i]);
 	for (i = 0; with_pdb && i < sizeof(pdb_header_lines) /
 	    sizeof(pdb_header_lines[0]); i++)
 		fprintf(fp, "# %s\n", pdb_header_lines[i]);
@@ -147,4 +177,38 @@ manifest_counts(FILE *fp, const struct etl_writer *w)
 	manifest_total(fp, "buffers", w->buffers);
 	manifest_total(fp, "compressed_buffers", w->compressed_buffers);
 	manifest_total(fp, "events_lost", w->events_lost);
+}
+
+void
+manifest_profile(FILE *fp, uint32_t pid, uint64_t start_ns,
+    uint64_t profile_ns, uint64_t events, int cut, const char *file)
+{
+	fprintf(fp, "profile\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%"
+	    PRIu64 "\t%d\t%s\n", pid, start_ns, profile_ns, events, cut,
+	    file);
+}
+
+void
+manifest_profile_thread(FILE *fp, uint32_t pid, uint64_t start_ns,
+    uint32_t thread, uint32_t tid)
+{
+	fprintf(fp, "profile_thread\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu32
+	    "\t%" PRIu32 "\n", pid, start_ns, thread, tid);
+}
+
+void
+manifest_query_samples(FILE *fp, uint32_t pid, uint64_t start_ns,
+    const char *label, uint64_t samples)
+{
+	fprintf(fp, "query_samples\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu64
+	    "\n", pid, start_ns, label, samples);
+}
+
+void
+manifest_pause(FILE *fp, const struct manifest_pause *p)
+{
+	fprintf(fp, "pause\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32
+	    "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
+	    p->start_ns, p->tid, p->thread, p->readying_tid, p->from_ns,
+	    p->to_ns, p->label);
 }

@@ -375,6 +375,7 @@ procs_end_thread(struct sim *s, int cpu, int thread)
 	struct thread *t = &s->threads[thread];
 	int where = t->state == TS_RUNNING ? t->cpu : cpu;
 
+	prof_thread_end(s, thread);
 	log_thread(s, where, HOOK_THREAD_END, proc_of(s, t)->pid, t->tid,
 	    sim_stamp(s), t);
 	if (t->state == TS_RUNNING)
@@ -418,6 +419,7 @@ procs_exit(struct sim *s, int cpu, int thread)
 	log_thread(s, cpu, HOOK_THREAD_END, p->pid, t->tid, sim_stamp(s), t);
 	log_process(s, cpu, HOOK_PROCESS_END, t->tid, sim_stamp(s), p, 0);
 	s->closing--;
+	prof_exit(s, p, 0);
 	write_process_line(s, p);
 	if (p->ident != 0)
 		sim_ended(s, p);
@@ -552,7 +554,8 @@ procs_end_rundown(struct sim *s, int cpu)
 {
 	static const unsigned hooks[3] = { HOOK_PROCESS_DCEND,
 	    HOOK_THREAD_DCEND, HOOK_IMAGE_DCEND };
-	const struct proc *p, *wpr = NULL;
+	const struct proc *wpr = NULL;
+	struct proc *p;
 	int i;
 
 	for (i = 0; i < s->nprocs; i++) {
@@ -560,6 +563,7 @@ procs_end_rundown(struct sim *s, int cpu)
 		if (!p->live)
 			continue;
 		rundown_process(s, cpu, p, hooks);
+		prof_exit(s, p, 1);
 		write_process_line(s, p);
 		if (p->prog == PROG_WPR)
 			wpr = p;

@@ -36,6 +36,17 @@ struct scenario_options {
 	 */
 	const char	*slow_crate;
 	double		slow_factor;
+	/*
+	 * rustc-build: each rustc's self-profile into this directory
+	 * (selfprof.c), whose codegen workers then wait for their next
+	 * work item between items, as rustc's do; the front end's query
+	 * slow_query taking slow_query_factor times as long; one rustc
+	 * thread blocked pause_ms on a lock another thread holds.
+	 */
+	const char	*profile_dir;
+	const char	*slow_query;
+	double		slow_query_factor;
+	uint64_t	pause_ms;
 };
 
 /* What etlw_open() needs to know before the scenario starts. */
@@ -50,6 +61,9 @@ uint64_t scenario_min_events(const struct scenario_options *o);
 
 /* Whether `name` is the --crate-name of a crate of the build. */
 int	scenario_has_crate(const char *name);
+
+/* Whether `name` is a query of rustc's front end (--slow-query). */
+int	scenario_has_query(const char *name);
 
 /*
  * Runs the scenario into `w` (opened with scenario_trace_info()), up to

@@ -66,7 +66,7 @@ sched_wants_cpu(const struct sim *s, const struct thread *t)
 		return 0;
 	if (t->first_run)
 		return 1;
-	if (s->now < t->blocked_until)
+	if (s->now < t->blocked_until || t->paused)
 		return 0;
 	if (t->role == TR_COMPILER)
 		return p->phase == PH_FRONTEND || p->phase == PH_CODEGEN ||
@@ -169,6 +169,13 @@ switch_in_stack(struct sim *s, int cpu, uint64_t ts, const struct thread *t)
 	if (t->first_run) {
 		kernel = CH_K_THREAD_START;
 		body = CH_NEW_THREAD;
+	} else if (t->resumed) {
+		/* Readied by the holder of the lock it waited on. */
+		kernel = CH_K_WAIT_ADDRESS;
+		body = t->body;
+	} else if (t->awaiting_work) {
+		kernel = CH_K_WAIT;
+		body = t->body;
 	} else if (t->state == TS_READY) {
 		kernel = CH_K_PREEMPT;
 		body = t->body;
@@ -193,6 +200,15 @@ old_thread_fields(const struct sim *s, const struct thread *old,
 		c->old_state = STATE_TERMINATED;
 		c->old_wait_reason = WAIT_EXECUTIVE;
 		c->old_wait_mode = MODE_KERNEL;
+	} else if (old->paused) {
+		/* A Rust Mutex: WaitOnAddress. */
+		c->old_state = STATE_WAITING;
+		c->old_wait_reason = WAIT_ALERT_BY_THREAD_ID;
+		c->old_wait_mode = MODE_USER;
+	} else if (old->awaiting_work && s->now < old->blocked_until) {
+		c->old_state = STATE_WAITING;
+		c->old_wait_reason = WAIT_USER_REQUEST;
+		c->old_wait_mode = MODE_USER;
 	} else if (s->now < old->blocked_until) {
 		c->old_state = STATE_WAITING;
 		c->old_wait_reason = WAIT_EXECUTIVE;
@@ -228,6 +244,8 @@ log_cswitch(struct sim *s, int cpu, int terminated, const struct thread *old,
 	c.new_wait_time = waited > UINT32_MAX ? UINT32_MAX : (uint32_t)waited;
 	kev_cswitch(s->w, cpu, ts, &c);
 	switch_in_stack(s, cpu, ts, new);
+	if (old->paused)
+		s->pause.out_ts = ts;
 }
 
 /* How long a thread with nothing to do sleeps before it looks again. */
@@ -275,6 +293,7 @@ switch_to(struct sim *s, int cpu, int thread, int terminated)
 		put_aside(s, old);
 	t->state = TS_RUNNING;
 	t->blocked_until = 0;
+	t->awaiting_work = t->resumed = 0;
 	t->cpu = cpu;
 	c->current = thread;
 	c->next_switch = s->now + quantum(s, t);
@@ -286,6 +305,7 @@ switch_to(struct sim *s, int cpu, int thread, int terminated)
 		build_first_run(s, cpu, thread);
 	} else
 		build_pick_body(s, t);
+	prof_sync(s, thread);
 	c->next_action = s->now + build_action_interval(s, t);
 }
 
@@ -324,6 +344,32 @@ sched_block_on_read(struct sim *s, int cpu, int thread)
 	s->threads[thread].blocked_until = s->now +
 	    sim_between(s, 100, 3000) * TICKS_PER_US;
 	s->cpus[cpu].next_switch = s->now;
+}
+
+/*
+ * A worker waits for its next work item (--self-profile): blocked for a
+ * while, out of its queries; its processor moves on.
+ */
+void
+sched_block_for_work(struct sim *s, int cpu, int thread)
+{
+	s->threads[thread].awaiting_work = 1;
+	sched_block_on_read(s, cpu, thread);
+}
+
+/*
+ * What runs on `cpu` readies the waiting `thread` (--pause: the holder
+ * of the lock lets go of it), which then waits for a processor.
+ */
+void
+sched_ready_by(struct sim *s, int cpu, int thread)
+{
+	struct thread *t = &s->threads[thread];
+
+	t->paused = 0;
+	t->resumed = 1;
+	if (t->state == TS_WAITING)
+		ready_thread(s, cpu, thread, 0);
 }
 
 void
@@ -383,4 +429,5 @@ sched_sample(struct sim *s, int cpu)
 		    cached);
 	p->samples++;
 	s->samples++;
+	prof_sample(s, t);
 }

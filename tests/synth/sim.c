@@ -40,6 +40,7 @@
 /* QPC 2 h 13 min after boot, and 2024-11-20 09:14:07.1234567 UTC. */
 #define START_QPC		79812345678ULL
 #define START_FILETIME		133765676471234567ULL
+#define FILETIME_UNIX_EPOCH	116444736000000000ULL	/* 1970 in FILETIME */
 #define OS_BUILD		19045		/* Windows 10 22H2 */
 #define CPU_MHZ			2995
 #define WPR_PID			9812
@@ -240,6 +241,9 @@ start(struct sim *s)
 	s->t0 = START_QPC;
 	s->now = START_QPC + 1;
 	s->next_id = FIRST_NEW_ID;
+	s->unix_ns0 = (START_FILETIME - FILETIME_UNIX_EPOCH) * 100;
+	s->slow_pass = build_slow_pass(s->opt.slow_query);
+	s->pause.ticks = s->opt.pause_ms * TICKS_PER_MS;
 	stacks_init(&s->stacks, s->w);
 	procs_start_rundown(s);
 	sched_init_cpus(s);
@@ -281,9 +285,11 @@ static void
 act(struct sim *s, int cpu)
 {
 	struct cpu *c = &s->cpus[cpu];
+	int acting = c->current;
 
 	c->next_action = NEVER;
-	build_act(s, cpu, c->current);
+	build_act(s, cpu, acting);
+	prof_sync(s, acting);
 	/* Unless it switched threads, the same thread acts again later. */
 	if (c->next_action == NEVER && s->threads[c->current].role != TR_IDLE)
 		c->next_action = s->now +
@@ -387,6 +393,17 @@ simulate(const struct scenario_options *o, struct etl_writer *w,
 		free(s);
 		return -1;
 	}
+	/* The baseline of --slow-crate writes no profiles. */
+	if (o->profile_dir != NULL && record == NULL &&
+	    (s->prof = selfprof_new(o->profile_dir)) == NULL) {
+		free(s->procs);
+		free(s->threads);
+		free(s);
+		return -1;
+	}
+	if (o->slow_query != NULL)
+		fprintf(manifest, "slow_query\t%s\t%g\n", o->slow_query,
+		    o->slow_query_factor);
 	programs_init();
 	start(s);
 	run(s);
@@ -399,6 +416,7 @@ simulate(const struct scenario_options *o, struct etl_writer *w,
 	manifest_total(manifest, "samples_without_stack",
 	    s->samples_without_stack);
 	manifest_total(manifest, "processes", s->process_lines);
+	selfprof_free(s->prof);
 	free(s->procs);
 	free(s->threads);
 	free(s);
@@ -409,6 +427,12 @@ int
 scenario_has_crate(const char *name)
 {
 	return build_has_crate(name);
+}
+
+int
+scenario_has_query(const char *name)
+{
+	return build_has_query(name);
 }
 
 /*

@@ -32,6 +32,7 @@
 #define FREED_IDS		64
 #define FIRST_NEW_ID		10240	/* above the residents' ids */
 #define NEVER			UINT64_MAX
+#define QUERY_DEPTH		4	/* open queries a thread nests */
 
 /* QPC ticks at 10 MHz. */
 #define TICKS_PER_US		10
@@ -102,6 +103,7 @@ struct proc {
 	uint64_t		committed;
 	uint64_t		freed;
 	uint64_t		heap_outstanding;
+	int			prof;		/* selfprof.c's, + 1; 0: none */
 };
 
 struct thread {
@@ -118,6 +120,16 @@ struct thread {
 	enum chain_id		body;		/* what it is doing */
 	int			priority;
 	const char		*name;
+	/* A codegen worker between two work items (--self-profile). */
+	int			awaiting_work;
+	/* --pause: blocked on the lock; readied by its holder. */
+	int			paused;
+	int			resumed;
+	/* --self-profile: its rustc ThreadId and open queries. */
+	uint32_t		rust_tid;	/* 0: none yet */
+	int			nq;
+	int			q[QUERY_DEPTH];	/* labels, outermost first */
+	uint64_t		q_start[QUERY_DEPTH];
 };
 
 struct cpu {
@@ -180,6 +192,20 @@ struct sim {
 	uint64_t		 samples_without_stack;
 	uint64_t		 process_lines;
 	int			 shell;		/* slot of cmd.exe */
+	/* --self-profile (selfprof.c), or NULL; and the Unix time of t0. */
+	struct selfprof		*prof;
+	uint64_t		 unix_ns0;
+	/* --slow-query: the front end's pass it is, or -1. */
+	int			 slow_pass;
+	/* --pause: one rustc thread blocked on a lock (build.c). */
+	struct pause {
+		uint64_t	 ticks;		/* how long; 0: none */
+		enum { PAUSE_PLANNED, PAUSE_ON, PAUSE_DONE } state;
+		int		 waiter, holder;	/* thread slots */
+		uint64_t	 until;		/* the holder lets go then */
+		uint64_t	 out_ts;	/* the waiter's switch-out */
+		int		 label;		/* its query, or -1 */
+	}			 pause;
 };
 
 /* sim.c */
@@ -199,6 +225,8 @@ void		 sched_ready_new(struct sim *s, int cpu, int creator,
 		    int thread, enum chain_id kernel);
 void		 sched_leave(struct sim *s, int cpu);
 void		 sched_wake(struct sim *s, int thread);
+void		 sched_ready_by(struct sim *s, int cpu, int thread);
+void		 sched_block_for_work(struct sim *s, int cpu, int thread);
 void		 sched_block_on_read(struct sim *s, int cpu, int thread);
 int		 sched_wants_cpu(const struct sim *s,
 		    const struct thread *t);
@@ -227,8 +255,22 @@ void		 memory_heap_destroy(struct sim *s, int cpu, int thread,
 void		 memory_virtual_op(struct sim *s, int cpu, int thread,
 		    uint64_t min_size, uint64_t max_size);
 
+/* selfprof.c: --self-profile, the .mm_profdata of each rustc */
+struct selfprof	*selfprof_new(const char *dir);
+void		 selfprof_free(struct selfprof *sp);
+void		 prof_start(struct sim *s, int proc);
+void		 prof_sync(struct sim *s, int thread);
+void		 prof_thread_end(struct sim *s, int thread);
+void		 prof_exit(struct sim *s, struct proc *p, int cut);
+void		 prof_sample(struct sim *s, const struct thread *t);
+int		 prof_label(const char *name);
+const char	*prof_label_name(int label);
+int		 prof_innermost(enum chain_id frontend_body);
+
 /* build.c */
 int		 build_has_crate(const char *name);
+int		 build_has_query(const char *name);
+int		 build_slow_pass(const char *name);
 void		 build_act(struct sim *s, int cpu, int thread);
 void		 build_first_run(struct sim *s, int cpu, int thread);
 void		 build_child_exited(struct sim *s, int parent);
