@@ -17,7 +17,6 @@
 
 #define FRAMES_CAP	4096
 #define NAME_MAX_LEN	1024
-#define CHAIN_DEPTH	64	/* as the reader bounds head/next chains */
 
 struct mkey {
 	uint32_t root, pseudo;		/* name ids; pseudo 0: none */
@@ -188,18 +187,6 @@ frame_id(struct memstacks *ms, stream_id def, uint64_t addr)
 	return *slot;
 }
 
-/* Whether stack `id` or a part of it was never defined. */
-static int
-undefined(const struct stream_reader *r, stream_id id, int depth)
-{
-	const struct stream_stack *s = stream_stack(r, id);
-
-	if (s == NULL || s->unresolved || depth > CHAIN_DEPTH)
-		return 1;
-	return (s->head != 0 && undefined(r, s->head, depth + 1)) ||
-	    (s->next != 0 && undefined(r, s->next, depth + 1));
-}
-
 static void
 add_w(struct memw *to, const struct memw *from)
 {
@@ -243,7 +230,7 @@ resolve_key(struct memstacks *ms, const struct stream_reader *r,
 		if (k->pseudo == 0)
 			ms->path_buf[n++] = name_id(ms, FRAMES_NO_STACK,
 			    strlen(FRAMES_NO_STACK));
-	} else if (r == NULL || undefined(r, k->stack, 0) ||
+	} else if (r == NULL || stream_stack_undefined(r, k->stack) ||
 	    (nframes = stream_stack_frames(r, k->stack, ms->frames_buf,
 	    FRAMES_CAP)) < 0) {
 		ms->path_buf[n++] = name_id(ms, FRAMES_UNDEFINED,

@@ -12,19 +12,6 @@
 #define FRAMES_CAP	4096	/* as etlagg cpu reads a stack */
 #define INLINES_CAP	4096	/* inlined frames added to one path */
 #define NAME_CAP	1024
-#define CHAIN_DEPTH	64
-
-/* Whether stack `id` or a part of it was never defined. */
-static int
-undefined(const struct stream_reader *r, stream_id id, int depth)
-{
-	const struct stream_stack *s = stream_stack(r, id);
-
-	if (s == NULL || s->unresolved || depth > CHAIN_DEPTH)
-		return 1;
-	return (s->head != 0 && undefined(r, s->head, depth + 1)) ||
-	    (s->next != 0 && undefined(r, s->next, depth + 1));
-}
 
 /* Appends one name, ';' first unless it is the first, returns its place. */
 static size_t
@@ -75,7 +62,7 @@ samplepath_text(struct frames *f, const struct stream_reader *r,
 
 	if (stack == 0)
 		at = put_name(out, first, no_stack, sizeof(no_stack) - 1);
-	else if (r == NULL || undefined(r, stack, 0) ||
+	else if (r == NULL || stream_stack_undefined(r, stack) ||
 	    (n = stream_stack_frames(r, stack, frames, FRAMES_CAP)) < 0) {
 		at = put_name(out, first, not_defined, sizeof(not_defined) - 1);
 		n = 0;

@@ -496,18 +496,29 @@ sched_picked(const struct sched_pick *pick, uint32_t tid)
 	return pick->n == 0;
 }
 
+/* The next free handler of `subs` (*n of them), or NULL when full. */
+static struct sub *
+add_sub(struct sub *subs, int *n, void *ctx, const struct sched_pick *pick)
+{
+	struct sub *sub;
+
+	if (*n == SCHED_SUBS)
+		return NULL;
+	sub = &subs[(*n)++];
+	sub->ctx = ctx;
+	sub->pick = pick;
+	return sub;
+}
+
 int
 sched_add_switches(struct sched *s, sched_switch_fn fn, void *ctx,
     const struct sched_pick *pick)
 {
-	struct sub *sub;
+	struct sub *sub = add_sub(s->subs, &s->nsubs, ctx, pick);
 
-	if (s->nsubs == SCHED_SUBS)
+	if (sub == NULL)
 		return -1;
-	sub = &s->subs[s->nsubs++];
 	sub->fn.sw = fn;
-	sub->ctx = ctx;
-	sub->pick = pick;
 	return 0;
 }
 
@@ -515,14 +526,11 @@ int
 sched_add_spans(struct sched *s, sched_span_fn fn, void *ctx,
     const struct sched_pick *pick)
 {
-	struct sub *sub;
+	struct sub *sub = add_sub(s->span_subs, &s->nspan_subs, ctx, pick);
 
-	if (s->nspan_subs == SCHED_SUBS)
+	if (sub == NULL)
 		return -1;
-	sub = &s->span_subs[s->nspan_subs++];
 	sub->fn.span = fn;
-	sub->ctx = ctx;
-	sub->pick = pick;
 	return 0;
 }
 

@@ -644,6 +644,8 @@ const struct stream_schema *stream_schema(const struct stream_reader *r,
  */
 long stream_stack_frames(const struct stream_reader *r, stream_id id,
     uint64_t *out, size_t cap);
+/* Whether stack `id`, or a part of it, was never defined (or is cut). */
+int stream_stack_undefined(const struct stream_reader *r, stream_id id);
 const struct stream_trace *stream_current_trace(const struct stream_reader *r);
 
 /* The process that `pid` denotes at the reader's current position. */

@@ -314,6 +314,23 @@ collect_frames(const struct stream_reader *r, stream_id id, uint64_t *out,
 	return n;
 }
 
+static int
+undefined(const struct stream_reader *r, stream_id id, int depth)
+{
+	const struct stream_stack *s = stream_stack(r, id);
+
+	if (s == NULL || s->unresolved || depth > 64)
+		return 1;
+	return (s->head != 0 && undefined(r, s->head, depth + 1)) ||
+	    (s->next != 0 && undefined(r, s->next, depth + 1));
+}
+
+int
+stream_stack_undefined(const struct stream_reader *r, stream_id id)
+{
+	return undefined(r, id, 0);
+}
+
 long
 stream_stack_frames(const struct stream_reader *r, stream_id id,
     uint64_t *out, size_t cap)

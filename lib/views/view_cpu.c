@@ -355,18 +355,6 @@ frame_id(struct view *v, stream_id def, uint64_t addr, uint64_t level)
 	return *frame;
 }
 
-/* Whether stack `id` or a part of it was never defined. */
-static int
-undefined(const struct stream_reader *r, stream_id id, int depth)
-{
-	const struct stream_stack *s = stream_stack(r, id);
-
-	if (s == NULL || s->unresolved || depth > CHAIN_DEPTH)
-		return 1;
-	return (s->head != 0 && undefined(r, s->head, depth + 1)) ||
-	    (s->next != 0 && undefined(r, s->next, depth + 1));
-}
-
 static int
 add_path(struct view *v, size_t n, const struct weight *wt)
 {
@@ -397,7 +385,7 @@ key_frames(struct view *v, const struct stream_reader *r,
 	if (r == NULL)
 		return -1;
 	if (key->kind == KEY_RAW)
-		return undefined(r, key->stack, 0) ? -1 :
+		return stream_stack_undefined(r, key->stack) ? -1 :
 		    stream_stack_frames(r, key->stack, v->frames_buf,
 		    FRAMES_CAP);
 	for (i = 0; i < key->nparts; i++) {
