@@ -18,7 +18,7 @@
 
 /* What makes two traces come from different machines or systems. */
 static const char *const machine_fields[] = {
-	"computer", "os_version", "os_build", "cpus", "cpu_mhz", "memory_mb",
+	"computer", "os_version", "os_build", "cpus", "cpu_mhz", "memory",
 	"pointer_size", NULL
 };
 

@@ -113,13 +113,13 @@ cat >"$tmp/bars.js" <<'JS'
     d.querySelector('button[data-tab="crates"]').click();
     var t = d.querySelector('#tab-crates table.data');
     var heads = Array.prototype.map.call(t.tHead.rows[0].cells,
-      function (h) { return h.textContent.replace(/ \(.*\)$/, ''); });
+      function (h) { return h.getAttribute('data-col'); });
     var rows = t.tBodies[0].rows;
     var names = d.querySelectorAll('#tab-crates .crate-name');
     var pairs = [], top = [0, 0], worst = 0, order = 0, parts = 0;
     var check = function (bars, end) {
-      var cols = ['running_ns', 'ready_ns', 'waiting_ns'].map(function (n) {
-        return heads.indexOf(n + end); });
+      var cols = ['running', 'ready', 'waiting'].map(function (n) {
+        return heads.indexOf(n + end + '_ns'); });
       for (var i = 0; i < rows.length && i < bars.length; i++) {
         var crate = rows[i].cells[heads.indexOf('crate')].textContent;
         if (names[i].textContent.indexOf(crate + ' (') != 0) order++;
