@@ -41,8 +41,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/platform.h"
-#include "out/out_scale.h"
-#include "stream/colname.h"
+#include "out/out_html.h"
 #include "stream/loss.h"
 #include "markup.h"
 #include "render.h"
@@ -187,26 +186,7 @@ static int write_rows(struct render *rd);
 static void
 put_esc(struct buf *b, const char *s, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		switch (s[i]) {
-		case '&':
-			buf_put(b, "&amp;", 5);
-			break;
-		case '<':
-			buf_put(b, "&lt;", 4);
-			break;
-		case '>':
-			buf_put(b, "&gt;", 4);
-			break;
-		case '"':
-			buf_put(b, "&quot;", 6);
-			break;
-		default:
-			buf_put(b, s + i, 1);
-		}
-	}
+	out_html_text(b, s, len);
 }
 
 static void
@@ -535,36 +515,6 @@ begin_table(struct render *rd, const struct stream_table *t)
 	return rd->tab->html.oom ? -1 : 0;
 }
 
-/*
- * The header: a column's name and its unit, the one its cells are
- * shown in (out_scale.h); data-col is its name in CSV, which the
- * page's script finds columns by.
- */
-static void
-write_head(struct render *rd)
-{
-	struct buf *b = &rd->tab->html;
-	const struct out_column *c;
-	char head[256];
-	size_t i;
-
-	put_str(b, "<thead><tr>");
-	for (i = 0; i < rd->held.ncols; i++) {
-		c = &rd->held.cols[i];
-		put_str(b, "<th");
-		if (c->type != VAL_STR && c->type != VAL_GUID)
-			put_str(b, " class=\"num\"");
-		put_str(b, " data-col=\"");
-		out_csv_header(c, head, sizeof(head));
-		put_esc(b, head, strlen(head));
-		put_str(b, "\">");
-		out_scale_header(c, &rd->held.scale[i], head, sizeof(head));
-		put_esc(b, head, strlen(head));
-		put_str(b, "</th>");
-	}
-	put_str(b, "</tr></thead><tbody>\n");
-}
-
 /* The innermost frames of a stack, "... ;a;b;c". */
 static const char *
 short_stack(const char *s, size_t len, size_t *out)
@@ -673,63 +623,6 @@ table_row(struct render *rd, const struct stream_row *row)
 	return out_rows_add(&rd->held, row->cells, row->ncells);
 }
 
-/*
- * The exact value of a cell, for sorting (data-v) and, where the cell
- * shows it scaled, for its tooltip with the column's own unit; "" for
- * a cell that is no number.
- */
-static const char *
-exact(const struct value *c, char *num, size_t cap)
-{
-	switch (c->type) {
-	case VAL_I64:
-	case VAL_NS:
-		snprintf(num, cap, "%lld", (long long)c->v.i);
-		break;
-	case VAL_U64:
-	case VAL_HEX:
-	case VAL_UTC:
-	case VAL_BOOL:
-		snprintf(num, cap, "%llu", (unsigned long long)c->v.u);
-		break;
-	case VAL_F64:
-		snprintf(num, cap, "%.17g", c->v.f);
-		break;
-	default:
-		num[0] = '\0';
-	}
-	return num;
-}
-
-/* A cell of a number: its text scaled, its exact value kept. */
-static void
-number_cell(struct render *rd, size_t i, const struct value *c,
-    const char *num)
-{
-	const struct out_scale *sc = &rd->held.scale[i];
-	const char *unit = rd->held.cols[i].unit;
-	struct buf *b = &rd->tab->html;
-	size_t len;
-
-	put_str(b, "<td class=\"num\" data-v=\"");
-	put_str(b, num);
-	if (sc->kind == OUT_SCALE_TIME || sc->kind == OUT_SCALE_BYTES) {
-		/* The tooltip: in the unit of the CSV, "0.938923800 s". */
-		len = value_format(c, rd->cell, sizeof(rd->cell));
-		put_str(b, "\" title=\"");
-		put_esc(b, rd->cell, len < sizeof(rd->cell) ? len :
-		    sizeof(rd->cell) - 1);
-		put_str(b, " ");
-		put_esc(b, c->type == VAL_NS ? "s" : unit, strlen(c->type ==
-		    VAL_NS ? "s" : unit));
-	}
-	put_str(b, "\">");
-	len = out_scale_format(sc, c, rd->cell, sizeof(rd->cell));
-	put_esc(b, rd->cell, len < sizeof(rd->cell) ? len :
-	    sizeof(rd->cell) - 1);
-	put_str(b, "</td>");
-}
-
 /* Writes a held row of the open table. */
 static void
 write_row(struct render *rd, const struct stream_row *row)
@@ -769,12 +662,8 @@ write_row(struct render *rd, const struct stream_row *row)
 			put_str(b, "</td>");
 			continue;
 		}
-		if (exact(c, num, sizeof(num))[0] != '\0' &&
-		    c->type != VAL_HEX && c->type != VAL_UTC &&
-		    c->type != VAL_BOOL) {
-			number_cell(rd, i, c, num);
+		if (out_html_figure(b, &rd->held, i, c))
 			continue;
-		}
 		len = value_format(c, rd->cell, sizeof(rd->cell));
 		if (len >= sizeof(rd->cell))
 			len = sizeof(rd->cell) - 1;
@@ -786,7 +675,11 @@ write_row(struct render *rd, const struct stream_row *row)
 			    0xc0) == 0x80)
 				len--;
 		}
-		if (num[0] != '\0') {
+		if (c->type == VAL_HEX || c->type == VAL_UTC ||
+		    c->type == VAL_BOOL) {
+			/* Shown as they are, sorted by their number. */
+			snprintf(num, sizeof(num), "%llu",
+			    (unsigned long long)c->v.u);
 			put_str(b, "<td class=\"num\" data-v=\"");
 			put_str(b, num);
 			put_str(b, "\">");
@@ -808,7 +701,7 @@ write_rows(struct render *rd)
 	size_t i;
 
 	out_rows_choose(&rd->held);
-	write_head(rd);
+	out_html_head(&rd->tab->html, &rd->held);
 	for (i = 0; i < rd->held.nrows; i++) {
 		row.cells = out_rows_get(&rd->held, i);
 		write_row(rd, &row);
