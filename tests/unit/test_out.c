@@ -514,6 +514,39 @@ test_text_streaming(void)
 	CHECK_EQ_STR(text + mem_len - (sizeof(want) - 1), want);
 }
 
+/*
+ * A long table's units are those of its first OUT_TEXT_ROWS rows: a
+ * larger figure after them has more digits in the same unit.
+ */
+static void
+test_text_streaming_units(void)
+{
+	static const struct out_column cols[] = {
+		{ "running_ns", VAL_U64, "ns" },
+	};
+	static const char want[] = "       4.096\n    5000.000\n";
+	struct value cell;
+	const char *text;
+	struct out *o = open_mem("text");
+	uint64_t i;
+
+	REQUIRE(o != NULL);
+	REQUIRE(out_table_begin(o, "", cols, 1) == 0);
+	for (i = 0; i < OUT_TEXT_ROWS; i++) {
+		cell = u64(VAL_U64, (i + 1) * 1000);
+		CHECK_EQ_INT(out_table_row(o, &cell), 0);
+	}
+	cell = u64(VAL_U64, 5000000000);
+	CHECK_EQ_INT(out_table_row(o, &cell), 0);
+	CHECK_EQ_INT(out_table_end(o), 0);
+	text = close_mem(o);
+	REQUIRE(text != NULL);
+	CHECK(strncmp(text, "running (ms)\n------------\n       0.001\n",
+	    40) == 0);
+	REQUIRE(mem_len >= sizeof(want) - 1);
+	CHECK_EQ_STR(text + mem_len - (sizeof(want) - 1), want);
+}
+
 /* Rows and columns are the caller's to reuse once a call returns. */
 static void
 test_copies(void)
@@ -723,6 +756,7 @@ main(void)
 	RUN(test_text_control_chars);
 	RUN(test_text_one_row);
 	RUN(test_text_streaming);
+	RUN(test_text_streaming_units);
 	RUN(test_copies);
 	RUN(test_jsonl_types);
 	RUN(test_jsonl_escaping);
