@@ -542,7 +542,7 @@ test_text_streaming_units(void)
 	text = close_mem(o);
 	REQUIRE(text != NULL);
 	CHECK(strncmp(text, "running (ms)\n------------\n       0.001\n",
-	    40) == 0);
+	    39) == 0);
 	REQUIRE(mem_len >= sizeof(want) - 1);
 	CHECK_EQ_STR(text + mem_len - (sizeof(want) - 1), want);
 }
