@@ -5,6 +5,7 @@
 #   make check      build and run the test suite (unit, CLI, corpus),
 #                   installing the tools it uses first (.ci/deps.sh)
 #   make check-asan the same suite under AddressSanitizer and UBSan
+#   make check-tsan the tools' threads under ThreadSanitizer
 #   make bench      instructions per event, throughput against zstd -1
 #   make fuzz       each libFuzzer target in tests/fuzz for FUZZ_SECONDS
 #                   (clang with its fuzzer runtime; FUZZ_TARGETS=fuzz_etl ...)
@@ -84,7 +85,7 @@ FUZZ_SEEDS := $(FUZZ_NAMES:%=build/fuzz/seeds/%.stamp)
 
 ALL_CFLAGS = $(CPPFLAGS) $(MOREFLAGS) $(CFLAGS)
 
-.PHONY: all demo deps check check-asan test bench fuzz install uninstall clean
+.PHONY: all demo deps check check-asan check-tsan test bench fuzz install uninstall clean
 
 all: $(TOOL_BIN) $(SYNTH_BIN)
 
@@ -197,6 +198,18 @@ check-asan:
 	$(MAKE) --no-print-directory check CC="$$cc" \
 	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
 	@$(MAKE) --no-print-directory clean
+
+# The tools' threads under ThreadSanitizer (clang), over the sample and
+# etlsynth's scenarios (tests/tsan.sh), built into a tree of its own and
+# cleaned away after.
+TSAN_CC    ?= clang
+TSAN_FLAGS ?= -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+check-tsan:
+	@$(MAKE) --no-print-directory clean
+	@$(MAKE) --no-print-directory all build/etlsynth CC="$(TSAN_CC)" \
+	    CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread"
+	@sh tests/tsan.sh; rc=$$?; $(MAKE) --no-print-directory clean; \
+	    exit $$rc
 
 bench: all
 	@sh tests/bench.sh

@@ -31,7 +31,8 @@
 #                         llvm-symbolizer), measureme (rustc profiles
 #                         against measureme's summarize, stack_collapse
 #                         and crox), diff (etlagg --diff against the
-#                         two views it runs); default all
+#                         two views it runs), twins (the .ps1 pipelines
+#                         against their .sh); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 #   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
 #   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
@@ -42,7 +43,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff}
+parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff twins}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -565,8 +566,44 @@ bench_diff() {
 	echo
 }
 
+# The PowerShell twins of the pipelines against their .sh, on the same
+# trace (issue 34: at most 1.2 times as long).  PowerShell's own start
+# (about half a second here) is in the .ps1's time, as a user waits for
+# it.  BENCH_TWINS_SIZE bytes (default: the bench's size).
+bench_twins() {
+	pwsh=$(command -v pwsh || echo "$HOME/.dotnet/tools/pwsh")
+	[ -x "$pwsh" ] ||
+	    { echo "bench: no pwsh (.ci/pwsh.sh): twins skipped"; return 0; }
+	tsize=${BENCH_TWINS_SIZE:-$size}
+	trace=$top/build/bench/rustc-build-$tsize.etl
+	gen_trace "$trace" --size "$tsize" --seed 1 --compress || return 1
+	bytes=$(wc -c <"$trace")
+	cat "$trace" >/dev/null
+	echo "== the .ps1 twins against their .sh: $trace"
+	for p in processes cpu memory waits report; do
+		sh_args="-o '$out/sh'" ps_args="-OutDir '$out/ps'"
+		[ $p = report ] && sh_args="-o '$out/sh.html'" \
+		    ps_args="-Out '$out/ps.html'"
+		# (a want's fields are split at tabs: no tab in a command)
+		cmd_sh="sh '$top/pipelines/rustc-$p.sh' $sh_args '$trace'"
+		cmd_ps="'$pwsh' -NoProfile -File"
+		cmd_ps="$cmd_ps '$top/pipelines/rustc-$p.ps1' '$trace' $ps_args"
+		want "rustc-$p.sh" "$cmd_sh" "sh_$p"
+		want "rustc-$p.ps1" "$cmd_ps" "ps_$p"
+	done
+	rows
+	for p in processes cpu memory waits report; do
+		eval "a=\$secs_sh_$p b=\$secs_ps_$p"
+		awk -v a="$a" -v b="$b" -v n="rustc-$p" 'BEGIN {
+		    printf "  %-22s %5.2fx its .sh (target 1.2x: %s)\n", n,
+		    b / a, b / a <= 1.2 ? "met" : "not met" }'
+	done
+	echo
+}
+
 for part in $parts; do
 	case $part in
+	twins)		bench_twins ;;
 	instructions)	bench_instructions ;;
 	timing)		bench_timing ;;
 	views)		bench_views ;;

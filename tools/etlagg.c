@@ -15,6 +15,7 @@
 #include "filter/filter.h"
 #include "filter/filter_link.h"
 #include "filter/filter_out.h"
+#include "model/model.h"
 #include "stream/holdback.h"
 #include "stream/loss.h"
 #include "stream/stream.h"
@@ -528,6 +529,8 @@ struct aggregation {
 	/* Behind a filter: the filter (the first view's), and its link. */
 	struct vspec *spec;
 	struct filter_link *link;
+	/* What its views share of the stream: fed once, before them. */
+	struct model *m;
 };
 
 /* One pass over the inputs: groups[0] has the views without filters. */
@@ -559,6 +562,8 @@ aggregate(void *ctx, const struct stream_reader *r,
 	struct aggview *av;
 	int i;
 
+	if (model_before(a->m, r, rec) != 0)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	for (i = 0; i < a->nviews; i++) {
 		av = a->views[i];
 		if ((av->mg != NULL ? view_merge_record(av->mg, rec) :
@@ -575,6 +580,8 @@ aggregate(void *ctx, const struct stream_reader *r,
 			snprintf(av->other, sizeof(av->other), "%s",
 			    rec->u.table.name);
 	}
+	if (model_after(a->m, r, rec) != 0)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	if (rec->type == REC_EVENT) {
 		a->events++;
 		a->all_events++;
@@ -613,8 +620,14 @@ pass_record(void *ctx, const struct stream_reader *r,
 	return 0;
 }
 
-/* Adds the view `av` of `vs` to the group of its filters, made if new. */
-static void
+static int start_view(struct aggview *, struct vspec *, struct model *);
+
+/*
+ * Adds the view `av` of `vs` to the group of its filters, made if new,
+ * and makes the view, with the model of its group.
+ * @return : 0, or -1 when its create() failed (see start_view()).
+ */
+static int
 pass_add(struct pass *p, struct aggview *av, struct vspec *vs)
 {
 	struct aggregation *a;
@@ -632,8 +645,34 @@ pass_add(struct pass *p, struct aggview *av, struct vspec *vs)
 			p->groups[p->ngroups++].spec = vs;
 	}
 	a = &p->groups[g];
+	if (a->m == NULL && (a->m = model_new()) == NULL)
+		cli_fatal(CLI_DATA_ERROR, "out of memory");
 	av->group = g;
 	a->views[a->nviews++] = av;
+	/* A view that merges tables reads none of the stream's events. */
+	return start_view(av, vs, vs->merge ? NULL : a->m);
+}
+
+/* The inputs have ended: what they left open is closed, for every view. */
+static void
+pass_close(struct pass *p)
+{
+	int g;
+
+	for (g = 0; g < p->ngroups; g++)
+		model_close(p->groups[g].m);
+}
+
+/* Frees what the views of the pass shared, after the views. */
+static void
+pass_free(struct pass *p)
+{
+	int g;
+
+	for (g = 0; g < p->ngroups; g++) {
+		model_free(p->groups[g].m);
+		p->groups[g].m = NULL;
+	}
 }
 
 /*
@@ -804,13 +843,13 @@ read_input(struct cli_inputs *in, const char *path, struct pass *p)
  * says why, and it said why unless for memory).
  */
 static int
-start_view(struct aggview *av, struct vspec *vs)
+start_view(struct aggview *av, struct vspec *vs, struct model *m)
 {
 	int used;
 
 	av->ops = vs->ops;
 	av->merge = vs->merge;
-	if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used)) == NULL)
+	if ((av->v = vs->ops->create(vs->vargc, vs->vargv, &used, m)) == NULL)
 		return -1;
 	if (vs->merge && vs->ops->merge != NULL &&
 	    (av->mg = view_merge_new(vs->ops->merge)) == NULL)
@@ -913,10 +952,9 @@ read_base(struct args *a, struct aggview *main_views)
 			continue;
 		/* Its arguments were taken once already: only memory fails. */
 		if ((main_views[i].dd = view_diff_new()) == NULL ||
-		    start_view(&views[n], vs) != 0)
+		    pass_add(&p, &views[n], vs) != 0)
 			cli_fatal(CLI_DATA_ERROR, "out of memory");
-		views[n].dd = main_views[i].dd;
-		pass_add(&p, &views[n++], vs);
+		views[n++].dd = main_views[i].dd;
 	}
 	/* What each group's reader of BASE saw goes to a stream of its own. */
 	for (g = 0; g < p.ngroups; g++) {
@@ -937,6 +975,7 @@ read_base(struct args *a, struct aggview *main_views)
 	pass_start(&p);
 	status = read_input(&in, base, &p);
 	pass_join(&p);
+	pass_close(&p);
 	cut.count = in.loss.cut;
 	for (g = 0; g < p.ngroups; g++)
 		if ((cut.count > 0 && stream_write_diag(p.groups[g].w, &cut)) ||
@@ -953,6 +992,7 @@ read_base(struct args *a, struct aggview *main_views)
 	}
 	for (g = 0; g < p.ngroups; g++)
 		fclose(diags[g]);
+	pass_free(&p);
 	stream_reader_free(r);
 	return status;
 }
@@ -1061,14 +1101,13 @@ main(int argc, char *argv[])
 		struct vspec *vs = &a.views[i];
 
 		errno = 0;
-		if (start_view(&views[i], vs) != 0) {
+		if (pass_add(&p, &views[i], vs) != 0) {
 			if (errno == ENOMEM)
 				cli_fatal(CLI_DATA_ERROR, "out of memory");
 			if (errno == EIO)
 				return CLI_DATA_ERROR;
 			usage(stderr, CLI_USAGE);
 		}
-		pass_add(&p, &views[i], vs);
 	}
 	/*
 	 * The first view without filters writes as it reads; the others
@@ -1099,6 +1138,7 @@ main(int argc, char *argv[])
 		if (read_input(&in, a.files[i], &p) != CLI_OK)
 			status = CLI_DATA_ERROR;
 	pass_join(&p);
+	pass_close(&p);
 	for (i = 0; i < a.nviews; i++) {
 		struct aggview *av = &views[i];
 
@@ -1111,6 +1151,7 @@ main(int argc, char *argv[])
 		if (av->passed != NULL)
 			holdback_free(av->passed);
 	}
+	pass_free(&p);
 	stream_reader_free(r);
 	args_release(&a);
 	if (cli_close_output(fp, a.out, in.read > 0) != CLI_OK)

@@ -119,6 +119,8 @@ on_thread(struct etw_decoder *d, const struct etl_event *ev,
 		etw_queue_definition(d, ev->ts);
 	}
 	idmap_put(&d->tid_pid, k->u.thread.tid, k->u.thread.pid);
+	if (k->op == EVOP_END || k->op == EVOP_START)
+		etw_thread_ended(d, k->u.thread.tid, k->op == EVOP_END);
 	/* Start is logged by the creating thread; the event is the new one's. */
 	sev->h.pid = k->u.thread.pid;
 	sev->h.tid = k->u.thread.tid;
@@ -685,6 +687,7 @@ etw_decoder_free(struct etw_decoder *d)
 	free(d->stack_ids);
 	free(d->pending);
 	idmap_release(&d->pending_index);
+	idmap_release(&d->ended);
 	free(d->unowned);
 	idmap_release(&d->unowned_index);
 	etw_queue_free(d);

@@ -75,16 +75,48 @@ load_frames(struct etw_decoder *d, const unsigned char *raw, uint32_t n,
 	return n;
 }
 
+/*
+ * Drops the threads that await nothing, so that the table holds the
+ * threads awaiting a user part now, not every thread the trace ever had
+ * (a build of thousands of processes grew it by 15 MB a GiB of trace).
+ * @return : 0, or -1 if out of memory.
+ */
+static int
+pending_compact(struct etw_decoder *d)
+{
+	size_t i, n = 0;
+
+	idmap_release(&d->pending_index);
+	memset(&d->pending_index, 0, sizeof(d->pending_index));
+	for (i = 0; i < d->npending; i++) {
+		if (d->pending[i].n == 0)
+			continue;
+		if (n != i)
+			d->pending[n] = d->pending[i];
+		if (idmap_put(&d->pending_index, d->pending[n].tid,
+		    (uint32_t)n) != 0)
+			return -1;
+		n++;
+	}
+	d->npending = n;
+	return 0;
+}
+
 static struct thread_pending *
 pending_of(struct etw_decoder *d, uint32_t tid, int create)
 {
 	uint32_t i;
+	int full = d->npending == d->pending_cap;
 
 	if (idmap_get(&d->pending_index, tid, &i))
 		return &d->pending[i];
 	if (!create)
 		return NULL;
-	if (d->npending == d->pending_cap) {
+	/* Full: compacted first, grown only if it stays half full. */
+	if (full && d->pending_cap > 0 && pending_compact(d) != 0)
+		return NULL;
+	if (full && (d->pending_cap == 0 ||
+	    d->npending * 2 > d->pending_cap)) {
 		size_t cap = d->pending_cap ? d->pending_cap * 2 : 64;
 		struct thread_pending *p = realloc(d->pending, cap * sizeof(*p));
 
@@ -298,6 +330,39 @@ etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts, uint32_t tid)
 }
 
 /*
+ * Thread `tid` has ended: the user parts its kernel-only stacks await
+ * will not come (a thread that ends does not return to user mode), so
+ * they are completed kernel-only now, as at the trace's end.  Neither
+ * does a later thread that reuses the id join its user part to them, nor
+ * the table keep every thread the trace had.
+ */
+void
+etw_thread_ended(struct etw_decoder *d, uint32_t tid, int ended)
+{
+	if (!ended) {
+		idmap_del(&d->ended, tid);
+		return;
+	}
+	(void)resolve_pending(d, tid, 0);
+	(void)idmap_put(&d->ended, tid, 1);	/* out of memory: it awaits */
+}
+
+/* Whether a kernel-only walk of thread `tid` may await its user part. */
+static int
+may_await(struct etw_decoder *d, uint32_t tid)
+{
+	uint32_t yes;
+
+	/* The idle thread never returns to user mode: no part will come. */
+	if (tid == 0)
+		return 0;
+	if (d->ended.count == 0 || !idmap_get(&d->ended, tid, &yes))
+		return 1;
+	idmap_del(&d->ended, tid);
+	return 0;
+}
+
+/*
  * Attaches a stack part with id `part` for (ts, tid) to its owner.
  * `kernel_only` says whether it is a kernel fragment awaiting a user part;
  * a user part also completes the thread's kernel fragments (step 4).
@@ -317,8 +382,7 @@ attach_stack(struct etw_decoder *d, uint64_t ts, uint32_t tid, uint16_t cpu,
 	}
 	if (owner->has_stack)
 		return;		/* its user part, already joined above */
-	/* The idle thread never returns to user mode: no part will come. */
-	give_stack(d, owner, kernel_only && tid != 0 ?
+	give_stack(d, owner, kernel_only && may_await(d, tid) ?
 	    await_user_part(d, tid, part, owner) : part);
 }
 

@@ -135,6 +135,11 @@ struct etw_decoder {
 	struct idmap kernel_keys, user_keys;	/* key -> promised id */
 	struct thread_pending *pending;		/* by thread ... */
 	struct idmap pending_index;		/* ... found by tid */
+	/*
+	 * Threads just ended, whose last event's kernel-only walk awaits no
+	 * user part: a tid leaves at that walk, or when a thread reuses it.
+	 */
+	struct idmap ended;
 	size_t npending, pending_cap;
 	/*
 	 * The stack being interned, laid out as its intern key: the ids of
@@ -226,6 +231,8 @@ const unsigned char *etw_next_ext_item(const unsigned char **p,
     const unsigned char *end, unsigned *type, unsigned *size);
 stream_id etw_inline_stack(struct etw_decoder *d, const struct etl_event *ev);
 void etw_settle_stacks(struct etw_decoder *d);
+/* A thread ended (ended 1), or one started with that id (0). */
+void etw_thread_ended(struct etw_decoder *d, uint32_t tid, int ended);
 stream_id etw_take_unowned_walk(struct etw_decoder *d, uint64_t ts,
     uint32_t tid);
 

@@ -48,7 +48,22 @@ const struct stream_column proctab_columns[PROCTAB_NCOLS] = {
 	[PT_CMDLINE] = { "cmdline", VAL_STR, "" },
 };
 
+/*
+ * The entry a pid named last, kept while the reader's pids stay as they
+ * were (stream_pids_version()): samples come by the thousand from few
+ * pids, and each asked the reader and two maps.
+ */
+#define PID_CACHE	64
+
+struct pid_slot {
+	const struct stream_reader *r;
+	uint64_t version;
+	uint32_t pid, index;
+	stream_id def;			/* the pid's PROCESS, 0 if none */
+};
+
 struct proctab {
+	struct pid_slot pids[PID_CACHE];
 	struct buf procs;		/* struct proc */
 	uint32_t nprocs;
 	struct intern strings;		/* images and command lines */
@@ -229,8 +244,54 @@ of_definition(struct proctab *pt, const struct stream_reader *r,
 	return proctab_of_pid(pt, r, pid);
 }
 
+static uint32_t uncached_of_pid(struct proctab *, const struct stream_reader *,
+    uint32_t);
+
+/* What the cache knows of pid, or NULL. */
+static const struct pid_slot *
+cached(const struct proctab *pt, const struct stream_reader *r, uint32_t pid)
+{
+	const struct pid_slot *ps = &pt->pids[pid % PID_CACHE];
+
+	return ps->r == r && ps->pid == pid &&
+	    ps->version == stream_pids_version(r) ? ps : NULL;
+}
+
+/* The entry of pid, and its PROCESS id (0: none) in *def. */
+static uint32_t
+of_pid(struct proctab *pt, const struct stream_reader *r, uint32_t pid,
+    stream_id *def)
+{
+	struct pid_slot *ps = &pt->pids[pid % PID_CACHE];
+	const struct stream_process *p;
+
+	if (cached(pt, r, pid) == NULL) {
+		ps->index = uncached_of_pid(pt, r, pid);
+		if (ps->index == PROCTAB_NONE) {
+			ps->r = NULL;
+			return PROCTAB_NONE;
+		}
+		p = stream_process_by_pid(r, pid);
+		ps->def = p != NULL ? p->id : 0;
+		ps->r = r;
+		ps->version = stream_pids_version(r);
+		ps->pid = pid;
+	}
+	*def = ps->def;
+	return ps->index;
+}
+
 uint32_t
 proctab_of_pid(struct proctab *pt, const struct stream_reader *r,
+    uint32_t pid)
+{
+	stream_id def;
+
+	return of_pid(pt, r, pid, &def);
+}
+
+static uint32_t
+uncached_of_pid(struct proctab *pt, const struct stream_reader *r,
     uint32_t pid)
 {
 	const struct stream_process *def = stream_process_by_pid(r, pid);
@@ -240,7 +301,7 @@ proctab_of_pid(struct proctab *pt, const struct stream_reader *r,
 		if (idmap_get(&pt->of_def, def->id, &i))
 			return i;
 		return add_definition(pt, def) == 0 ?
-		    proctab_of_pid(pt, r, pid) : PROCTAB_NONE;
+		    uncached_of_pid(pt, r, pid) : PROCTAB_NONE;
 	}
 	if (idmap_get(&pt->undefined, pid, &i))
 		return i;
@@ -355,13 +416,13 @@ static int
 on_sample(struct proctab *pt, const struct stream_reader *r,
     const struct stream_event *ev)
 {
-	const struct stream_process *def = stream_process_by_pid(r, ev->h.pid);
-	uint32_t i = proctab_of_pid(pt, r, ev->h.pid);
+	stream_id def;
+	uint32_t i = of_pid(pt, r, ev->h.pid, &def);
 	struct proc *p;
 
 	if (i == PROCTAB_NONE)
 		return -1;
-	list_entry(pt, i, def != NULL ? def->id : 0, ev->h.pid);
+	list_entry(pt, i, def, ev->h.pid);
 	p = entry(pt, i);
 	seen(pt, p, ev->h.ts);
 	p->samples++;
@@ -384,10 +445,18 @@ static void
 list_process(struct proctab *pt, const struct stream_reader *r,
     const struct stream_event *ev)
 {
-	const struct stream_process *def = stream_process_by_pid(r,
-	    ev->h.pid);
+	const struct pid_slot *ps = cached(pt, r, ev->h.pid);
+	const struct stream_process *def;
 	uint32_t i;
 
+	if (ps != NULL) {
+		if (ps->def != 0) {
+			list_entry(pt, ps->index, ps->def, ev->h.pid);
+			seen(pt, entry(pt, ps->index), ev->h.ts);
+		}
+		return;
+	}
+	def = stream_process_by_pid(r, ev->h.pid);
 	if (def != NULL && idmap_get(&pt->of_def, def->id, &i)) {
 		list_entry(pt, i, def->id, ev->h.pid);
 		seen(pt, entry(pt, i), ev->h.ts);
@@ -951,7 +1020,7 @@ const struct option proctab_view_options[] = {
 
 int
 proctab_view_init(struct proctab_view *pv, const char *table, int argc,
-    char *argv[], int *used)
+    char *argv[], int *used, struct proctab *shared)
 {
 	int ch;
 
@@ -964,6 +1033,12 @@ proctab_view_init(struct proctab_view *pv, const char *table, int argc,
 		pv->merge = 1;
 	}
 	*used = optind;
+	/* Rows merged in would change a table other views read. */
+	if (shared != NULL && !pv->merge) {
+		pv->pt = shared;
+		pv->shared = 1;
+		return 0;
+	}
 	if ((pv->pt = proctab_new()) == NULL) {
 		errno = ENOMEM;
 		return -1;
@@ -975,7 +1050,7 @@ int
 proctab_view_record(struct proctab_view *pv, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	if (proctab_record(pv->pt, r, rec) != 0)
+	if (!pv->shared && proctab_record(pv->pt, r, rec) != 0)
 		return -1;
 	if (pv->merge)
 		return proctab_merge(pv->pt, rec, pv->table);
@@ -985,6 +1060,7 @@ proctab_view_record(struct proctab_view *pv, const struct stream_reader *r,
 void
 proctab_view_release(struct proctab_view *pv)
 {
-	proctab_free(pv->pt);
+	if (!pv->shared)
+		proctab_free(pv->pt);
 	pv->pt = NULL;
 }

@@ -142,18 +142,20 @@ struct proctab_view {
 	struct proctab *pt;
 	const char *table;		/* the table to merge: the view */
 	int merge;
+	int shared;			/* pt is fed by its owner, not here */
 };
 
 /* Their options, for view_ops.options. */
 extern const struct option proctab_view_options[];
 
 /*
- * Parses the view's arguments as view_ops.create() does and makes the
- * table.  @return : 0, -1 if out of memory (errno ENOMEM), or 1 on a
+ * Parses the view's arguments as view_ops.create() does, and takes
+ * `shared`, a table its owner feeds (NULL: none), or makes a table of
+ * its own when there is none or when the view merges rows.  @return : 0, -1 if out of memory (errno ENOMEM), or 1 on a
  *	usage error (after a message on stderr).
  */
 int proctab_view_init(struct proctab_view *pv, const char *table, int argc,
-    char *argv[], int *used);
+    char *argv[], int *used, struct proctab *shared);
 /* @return : 0, or -1 if out of memory. */
 int proctab_view_record(struct proctab_view *pv,
     const struct stream_reader *r, const struct stream_record *rec);

@@ -17,11 +17,19 @@
 #define SCHED_CPUS	1024
 #define NO_ID		0xffffffffu
 
-struct sched {
-	sched_switch_fn fn;
+/* A view's handler of switches or spans, and the threads it picked. */
+struct sub {
+	union {
+		sched_switch_fn sw;
+		sched_span_fn span;
+	} fn;
 	void *ctx;
-	sched_span_fn span_fn;
-	void *span_ctx;
+	const struct sched_pick *pick;
+};
+
+struct sched {
+	struct sub subs[SCHED_SUBS], span_subs[SCHED_SUBS];
+	int nsubs, nspan_subs;
 	int64_t from, to;		/* the section's window */
 	int64_t opt_from, opt_to;	/* the view's own */
 	struct scope *sc;
@@ -34,8 +42,6 @@ struct sched {
 	int64_t idle_in[SCHED_CPUS];	/* idle since, or INT64_MIN */
 	int64_t last_ns;
 	int open;			/* events since the last REC_END */
-	uint32_t tids[SCHED_TIDS_MAX];
-	size_t ntids;
 	struct sched_stats st;
 };
 
@@ -75,7 +81,7 @@ clip(const struct sched *s, int64_t a, int64_t b)
 
 /*
  * A span of `t` in `state` from a to b: its clipped length, and the span
- * handed to the view's span_fn, if any, for a chosen thread.
+ * handed to the views that take spans, of the threads they picked.
  */
 static uint64_t
 span(struct sched *s, const struct sched_thread *t, enum sched_state state,
@@ -83,9 +89,9 @@ span(struct sched *s, const struct sched_thread *t, enum sched_state state,
 {
 	struct sched_span sp;
 	uint64_t len = clip(s, a, b);
+	int i;
 
-	if (len == 0 || s->span_fn == NULL || t == &s->t[0] ||
-	    !sched_chosen(s, t->tid))
+	if (len == 0 || s->nspan_subs == 0 || t == &s->t[0])
 		return len;
 	memset(&sp, 0, sizeof(sp));
 	sp.t = t;
@@ -103,7 +109,9 @@ span(struct sched *s, const struct sched_thread *t, enum sched_state state,
 			sp.readier_image = t->readier_image;
 		}
 	}
-	s->span_fn(s->span_ctx, &sp);
+	for (i = 0; i < s->nspan_subs; i++)
+		if (sched_picked(s->span_subs[i].pick, t->tid))
+			s->span_subs[i].fn.span(s->span_subs[i].ctx, &sp);
 	return len;
 }
 
@@ -186,6 +194,7 @@ switch_in(struct sched *s, const struct stream_reader *r,
     struct sched_switch *sw)
 {
 	int64_t ts = ev->h.ts;
+	int i;
 
 	n->switches += ts >= s->from && ts < s->to;
 	sw->in = n;
@@ -214,8 +223,13 @@ switch_in(struct sched *s, const struct stream_reader *r,
 	n->out = n->readied = 0;
 	n->in_ns = ts;
 	n->in_cpu = ev->h.cpu;
-	return s->fn != NULL && ts >= s->from && ts < s->to &&
-	    sched_chosen(s, n->tid) ? s->fn(s->ctx, r, sw) : 0;
+	if (ts < s->from || ts >= s->to)
+		return 0;
+	for (i = 0; i < s->nsubs; i++)
+		if (sched_picked(s->subs[i].pick, n->tid) &&
+		    s->subs[i].fn.sw(s->subs[i].ctx, r, sw) != 0)
+			return -1;
+	return 0;
 }
 
 static int
@@ -419,15 +433,13 @@ sched_record(struct sched *s, const struct stream_reader *r,
 }
 
 struct sched *
-sched_new(sched_switch_fn fn, void *ctx)
+sched_new(void)
 {
 	struct sched *s = calloc(1, sizeof(*s));
 	size_t i;
 
 	if (s == NULL)
 		return NULL;
-	s->fn = fn;
-	s->ctx = ctx;
 	s->from = s->opt_from = INT64_MIN;
 	s->to = s->opt_to = INT64_MAX;
 	if ((s->sc = scope_new()) == NULL) {
@@ -471,24 +483,54 @@ sched_close(struct sched *s)
 	s->open = 0;
 }
 
-void
-sched_set_tids(struct sched *s, const uint32_t *tids, size_t n)
-{
-	if (n > SCHED_TIDS_MAX)
-		n = SCHED_TIDS_MAX;
-	memcpy(s->tids, tids, n * sizeof(*tids));
-	s->ntids = n;
-}
-
 int
-sched_chosen(const struct sched *s, uint32_t tid)
+sched_picked(const struct sched_pick *pick, uint32_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < s->ntids; i++)
-		if (s->tids[i] == tid)
+	if (pick == NULL)
+		return 1;
+	for (i = 0; i < pick->n; i++)
+		if (pick->tids[i] == tid)
 			return 1;
-	return s->ntids == 0;
+	return pick->n == 0;
+}
+
+int
+sched_add_switches(struct sched *s, sched_switch_fn fn, void *ctx,
+    const struct sched_pick *pick)
+{
+	struct sub *sub;
+
+	if (s->nsubs == SCHED_SUBS)
+		return -1;
+	sub = &s->subs[s->nsubs++];
+	sub->fn.sw = fn;
+	sub->ctx = ctx;
+	sub->pick = pick;
+	return 0;
+}
+
+int
+sched_add_spans(struct sched *s, sched_span_fn fn, void *ctx,
+    const struct sched_pick *pick)
+{
+	struct sub *sub;
+
+	if (s->nspan_subs == SCHED_SUBS)
+		return -1;
+	sub = &s->span_subs[s->nspan_subs++];
+	sub->fn.span = fn;
+	sub->ctx = ctx;
+	sub->pick = pick;
+	return 0;
+}
+
+void
+sched_window_of(const struct sched *s, int64_t *from, int64_t *to)
+{
+	*from = s->opt_from;
+	*to = s->opt_to;
 }
 
 size_t
@@ -535,7 +577,8 @@ sched_warn(const struct sched *s, const char *view,
 int
 sched_options(int argc, char *argv[], int *used, const char *view,
     const struct option *longopts, const char *const *bys, int nby,
-    int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s)
+    int *by, int64_t *from, int64_t *to, unsigned *flags,
+    struct sched_pick *pick)
 {
 	uint32_t tids[SCHED_TIDS_MAX];
 	char msg[SECONDS_MESSAGE_MAX];
@@ -568,7 +611,7 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 			*by = i;
 			break;
 		case SCHED_OPT_TID:
-			for (p = optarg; s != NULL && *p != '\0';
+			for (p = optarg; pick != NULL && *p != '\0';
 			    p = *end == ',' ? end + 1 : end) {
 				unsigned long v = strtoul(p, &end, 10);
 
@@ -582,9 +625,10 @@ sched_options(int argc, char *argv[], int *used, const char *view,
 				}
 				tids[ntids++] = (uint32_t)v;
 			}
-			if (s == NULL)
+			if (pick == NULL)
 				return -1;
-			sched_set_tids(s, tids, ntids);
+			memcpy(pick->tids, tids, ntids * sizeof(*tids));
+			pick->n = ntids;
 			break;
 		case SCHED_OPT_FROM:
 		case SCHED_OPT_TO:
@@ -646,9 +690,4 @@ sched_stack_text(struct frames *f, const struct stream_reader *r,
 	}
 }
 
-void
-sched_set_spans(struct sched *s, sched_span_fn fn, void *ctx)
-{
-	s->span_fn = fn;
-	s->span_ctx = ctx;
-}
+

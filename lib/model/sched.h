@@ -17,9 +17,11 @@
  * A switch-in with no earlier switch-out of that thread in the trace adds
  * to neither.  The idle thread (tid 0) runs on every processor at once:
  * it has running time only, and its switch-ins are not counted.  Each
- * switch-in of another thread is also handed to the view (struct
- * sched_switch), with the readying thread inferred, when the ReadyThread
- * names none, from the thread running on its processor (3.2).
+ * switch-in of another thread is also handed to the views that take
+ * switches (struct sched_switch), with the readying thread inferred,
+ * when the ReadyThread names none, from the thread running on its
+ * processor (3.2).  Several views share one schedule (model.h): each
+ * gets the switches and spans of the threads it picked.
  *
  * --from and --to clip every interval to the window, and so does the
  * window of a filter upstream (scope.h); the threads of processes that
@@ -105,26 +107,37 @@ typedef void (*sched_span_fn)(void *ctx, const struct sched_span *sp);
 struct sched;
 
 /* @return : NULL if out of memory. */
-struct sched *sched_new(sched_switch_fn fn, void *ctx);
+struct sched *sched_new(void);
 void sched_free(struct sched *s);
-
-/*
- * Hands every span of the chosen threads (sched_set_tids()) to fn as
- * the schedule learns it, in no order across threads; whether a thread
- * is hidden is known only at its section's end.
- */
-void sched_set_spans(struct sched *s, sched_span_fn fn, void *ctx);
 
 /* The window, in ns from the trace's start (INT64_MIN/MAX: none). */
 void sched_set_window(struct sched *s, int64_t from, int64_t to);
+/* The window set (not narrowed by a filter's). */
+void sched_window_of(const struct sched *s, int64_t *from, int64_t *to);
+
+/* The threads a view picked (--tid): n of them; 0, or no pick: all. */
+#define SCHED_TIDS_MAX	64
+struct sched_pick {
+	uint32_t tids[SCHED_TIDS_MAX];
+	size_t n;
+};
+int sched_picked(const struct sched_pick *pick, uint32_t tid);
 
 /*
- * Hands only the switches of these threads (n of them, 0: all) to the
- * view; sched_chosen() says whether a thread is one of them.
+ * Hands fn, with ctx, each switch-in in the window of the threads
+ * `pick` names (NULL: all), which must last as long as the schedule.
+ * @return : 0, or -1 when SCHED_SUBS views take them already.
  */
-#define SCHED_TIDS_MAX	64
-void sched_set_tids(struct sched *s, const uint32_t *tids, size_t n);
-int sched_chosen(const struct sched *s, uint32_t tid);
+#define SCHED_SUBS	16
+int sched_add_switches(struct sched *s, sched_switch_fn fn, void *ctx,
+    const struct sched_pick *pick);
+/*
+ * The same for spans: hands each span of the picked threads to fn as
+ * the schedule learns it, in no order across threads; whether a thread
+ * is hidden is known only at its section's end.
+ */
+int sched_add_spans(struct sched *s, sched_span_fn fn, void *ctx,
+    const struct sched_pick *pick);
 
 /* Takes in a record.  @return : 0, or -1 if out of memory or fn failed. */
 int sched_record(struct sched *s, const struct stream_reader *r,
@@ -170,7 +183,7 @@ void sched_stack_text(struct frames *f, const struct stream_reader *r,
  * letters): --by one of `bys` (nby of them; *by the index), --from and
  * --to seconds, --addresses (*flags gets FRAMES_ADDRESSES), --instances
  * (*flags gets SCHED_INSTANCES, for the view to take out), --tid list
- * (into s, when not NULL).
+ * (into pick; refused when it is NULL).
  * @return : 0, or -1 after a message.
  */
 enum {
@@ -184,7 +197,8 @@ enum {
 #define SCHED_INSTANCES	(1u << 16)	/* past the frames.h flags */
 int sched_options(int argc, char *argv[], int *used, const char *view,
     const struct option *longopts, const char *const *bys, int nby,
-    int *by, int64_t *from, int64_t *to, unsigned *flags, struct sched *s);
+    int *by, int64_t *from, int64_t *to, unsigned *flags,
+    struct sched_pick *pick);
 
 /*
  * Says the trace health warnings (etl-events-2.md 2.1) through `warn`,

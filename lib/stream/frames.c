@@ -4,7 +4,6 @@
  * Images are kept in one array, sorted by (process, base) when the first
  * name is asked for after a change, and searched by bisection.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,35 +294,81 @@ frames_inlined(struct frames *f, stream_id process, uint64_t addr)
 	return s->ninlines;
 }
 
+/*
+ * A name being made in buf (cap bytes): what snprintf() would make of
+ * it, without parsing a format for each of the thousands of frames a
+ * section names.  `len` counts what would be written, past cap too.
+ */
+struct name {
+	char *buf;
+	size_t cap, len;
+};
+
+static void
+name_put(struct name *nm, const char *s, size_t n)
+{
+	n = strnlen(s, n);	/* as "%.*s": a name ends at a NUL */
+	if (nm->len < nm->cap) {
+		size_t room = nm->cap - 1 - nm->len;
+
+		memcpy(nm->buf + nm->len, s, n < room ? n : room);
+	}
+	nm->len += n;
+}
+
+static void
+name_hex(struct name *nm, uint64_t v)
+{
+	char digits[2 + 16], *p = digits + sizeof(digits);
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	*--p = 'x';
+	*--p = '0';
+	name_put(nm, p, (size_t)(digits + sizeof(digits) - p));
+}
+
+/* The length made, the name ended with a NUL where it fits. */
+static size_t
+name_end(struct name *nm)
+{
+	if (nm->cap > 0)
+		nm->buf[nm->len < nm->cap ? nm->len : nm->cap - 1] = '\0';
+	return nm->len;
+}
+
 size_t
 frames_name_at(struct frames *f, stream_id process, uint64_t addr,
     size_t level, char *buf, size_t cap)
 {
 	const struct image_range *im = NULL;
 	const struct symbol *s = NULL;
-	const char *module;
-	int n;
+	struct name nm = { buf, cap, 0 };
 
 	if (!(f->flags & FRAMES_ADDRESSES))
 		im = image_of(f, process, addr);
-	if (im == NULL)
-		return (size_t)(n = snprintf(buf, cap, "0x%" PRIx64, addr)) >
-		    0 ? (size_t)n : 0;
-	module = (const char *)f->names.data + im->name;
+	if (im == NULL) {
+		name_hex(&nm, addr);
+		return name_end(&nm);
+	}
+	name_put(&nm, (const char *)f->names.data + im->name, im->len);
+	name_put(&nm, "!", 1);
 	s = symbol_of(f, im, addr);
 	if (s != NULL && level < s->ninlines) {
 		const struct inline_frame *in = &f->inlines[s->first + level];
 
-		n = snprintf(buf, cap, "%.*s!%.*s " FRAMES_INLINE_MARK,
-		    (int)im->len, module, (int)in->flen,
-		    (const char *)f->symnames.data + in->function);
+		name_put(&nm, (const char *)f->symnames.data + in->function,
+		    in->flen);
+		name_put(&nm, " " FRAMES_INLINE_MARK,
+		    sizeof(" " FRAMES_INLINE_MARK) - 1);
 	} else if (s != NULL)
-		n = snprintf(buf, cap, "%.*s!%.*s", (int)im->len, module,
-		    (int)s->flen, (const char *)f->symnames.data + s->function);
+		name_put(&nm, (const char *)f->symnames.data + s->function,
+		    s->flen);
 	else
-		n = snprintf(buf, cap, "%.*s!0x%" PRIx64, (int)im->len, module,
-		    addr - im->base);
-	return n < 0 ? 0 : (size_t)n;
+		name_hex(&nm, addr - im->base);
+	return name_end(&nm);
 }
 
 size_t

@@ -649,6 +649,12 @@ const struct stream_trace *stream_current_trace(const struct stream_reader *r);
 /* The process that `pid` denotes at the reader's current position. */
 const struct stream_process *stream_process_by_pid(
     const struct stream_reader *r, uint32_t pid);
+/*
+ * A number that changes whenever what a pid denotes may have changed (a
+ * PROCESS, a new section): a cache of stream_process_by_pid() holds
+ * while it is the same.
+ */
+uint64_t stream_pids_version(const struct stream_reader *r);
 
 /* Whether `type` is a record type this version defines. */
 int stream_rec_known(unsigned type);

@@ -244,6 +244,7 @@ reader_section_reset(struct stream_reader *r)
 	r->nschemas = 0;
 	r->last_ts = 0;
 	idmap_release(&r->pids);
+	r->pids_version++;
 	r->trace = NULL;
 }
 
@@ -334,4 +335,10 @@ stream_process_by_pid(const struct stream_reader *r, uint32_t pid)
 	uint32_t id;
 
 	return idmap_get(&r->pids, pid, &id) ? stream_process(r, id) : NULL;
+}
+
+uint64_t
+stream_pids_version(const struct stream_reader *r)
+{
+	return r->pids_version;
 }

@@ -323,6 +323,7 @@ parse_process(struct stream_reader *r, struct cursor *c,
 	*copy = *p;
 	if (idmap_put(&r->pids, p->pid, p->id) != 0)
 		return -1;
+	r->pids_version++;
 	return reader_deftab_set(r, &r->processes, p->id, copy);
 }
 
@@ -398,6 +399,15 @@ parse_stack(struct stream_reader *r, struct cursor *c, struct stream_stack *s)
 		return -1;
 	if ((r->flags & STREAM_KEEP_STACKS) == 0)
 		return 0;
+	/*
+	 * A stack that is another one and nothing more (the decoder's id
+	 * for a sample whose user part came late) is kept as that one's
+	 * definition: millions of them in a long trace, 8 bytes each.
+	 */
+	if (s->nframes == 0 && s->next == 0 && !s->unresolved &&
+	    s->head != 0 && s->head != s->id &&
+	    (copy = deftab_get(&r->stacks, s->head)) != NULL)
+		return reader_deftab_set(r, &r->stacks, s->id, copy);
 	if ((copy = reader_arena_alloc(r, sizeof(*copy))) == NULL)
 		return -1;
 	*copy = *s;

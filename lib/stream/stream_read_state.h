@@ -77,6 +77,7 @@ struct stream_reader {
 	char why[100];
 	const struct stream_trace *trace;
 	struct idmap pids;	/* pid -> process id */
+	uint64_t pids_version;	/* changed with pids */
 
 	struct stream_field fields[STREAM_EVENT_FIELDS_MAX];
 	uint64_t frames[STREAM_STACK_MAX];	/* when stacks are not kept */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/intern.h"
+#include "model/model.h"
 #include "view.h"
 
 int
@@ -51,6 +52,15 @@ view_warning(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+struct model *
+view_model(struct model *m, int own, struct model **mine)
+{
+	*mine = NULL;
+	if (m != NULL && !own)
+		return m;
+	return *mine = model_new();
 }
 
 struct view *

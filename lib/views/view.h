@@ -15,6 +15,7 @@
 
 #include "stream/stream.h"
 
+struct model;
 struct view;
 struct view_merge_spec;
 
@@ -71,9 +72,12 @@ struct view_ops {
 	 * "--name=value", and no files.  @return : NULL on a usage error
 	 * (after a message on stderr; errno EINVAL), when out of memory
 	 * (errno ENOMEM), or when a file an option names cannot be read
-	 * (after a message; errno EIO).
+	 * (after a message; errno EIO).  `m` is the model the views of its
+	 * stream share (model.h), from which it takes the parts it needs,
+	 * or NULL: it then makes a model of its own.
 	 */
-	struct view *(*create)(int argc, char *argv[], int *used);
+	struct view *(*create)(int argc, char *argv[], int *used,
+	    struct model *m);
 	/* @return : 0, or -1 if out of memory. */
 	int (*record)(struct view *v, const struct stream_reader *r,
 	    const struct stream_record *rec);
@@ -84,6 +88,15 @@ struct view_ops {
 
 /* The view named `name`, or NULL. */
 const struct view_ops *view_find(const char *name);
+
+/*
+ * The model a view reads: `m`, the one its stream's views share; or a
+ * model of its own, made into *mine, when there is none or when `own`
+ * (its options change what the parts hold).  The view feeds *mine
+ * itself (model_record()), and frees it.  @return : NULL if out of
+ * memory.
+ */
+struct model *view_model(struct model *m, int own, struct model **mine);
 
 /* For views without options: takes only the name.  Returns `v`. */
 struct view *view_no_options(struct view *v, int *used);

@@ -43,6 +43,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/proctab.h"
 #include "view.h"
@@ -68,6 +69,7 @@ static const char *const key_columns[] = {
 };
 
 #define KEY_PARTS	32	/* stack parts a key holds; see struct skey */
+#define RAW_KEYS_MIN	65536	/* keys by stack id before they are folded */
 
 enum key_kind {
 	KEY_NO_STACK, KEY_FLAT, KEY_RAW
@@ -107,6 +109,7 @@ struct total {
 struct view {
 	enum by by;
 	int merge, no_idle, instances;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct proclabels labels;	/* --instances: the section's */
 	struct frames *frames;
@@ -114,6 +117,7 @@ struct view {
 	/* This section. */
 	struct intern keys;		/* struct skey -> id */
 	struct buf key_weights;		/* struct weight, by key id - 1 */
+	uint32_t raw_keys, raw_limit;	/* keys by stack id; when to fold */
 	struct intern sites;		/* (definition, address) -> id */
 	struct buf site_frames;		/* uint32_t frame id, by site id - 1 */
 	int section_open;
@@ -164,7 +168,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-cpu_create(int argc, char *argv[], int *used)
+cpu_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -204,9 +208,10 @@ cpu_create(int argc, char *argv[], int *used)
 		free(v);
 		return NULL;
 	}
-	v->pt = proctab_new();
-	v->frames = frames_new(flags);
-	if (v->pt == NULL || v->frames == NULL) {
+	/* Idle samples left out, or rows merged, change the processes. */
+	if ((m = view_model(m, v->no_idle || v->merge, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->frames = model_frames(m, flags)) == NULL) {
 		cpu_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -260,12 +265,15 @@ flatten(const struct stream_reader *r, stream_id id, stream_id *parts, int n,
 	if (s->nframes > 0) {
 		if (n == KEY_PARTS)
 			return -1;
-		parts[n++] = id;
+		/* Its own id: a stack that only names another is that one. */
+		parts[n++] = s->id;
 	}
 	if (s->next != 0)
 		n = flatten(r, s->next, parts, n, depth + 1);
 	return n;
 }
+
+static int fold_raw_keys(struct view *, const struct stream_reader *);
 
 static int
 count_sample(struct view *v, const struct stream_reader *r,
@@ -275,7 +283,7 @@ count_sample(struct view *v, const struct stream_reader *r,
 	struct skey key;
 	struct weight *wt;
 	uint32_t id;
-	int n = 0;
+	int n = 0, added;
 
 	memset(&key, 0, offsetof(struct skey, parts));
 	if ((key.proc = proctab_of_pid(v->pt, r, ev->h.pid)) == PROCTAB_NONE)
@@ -293,12 +301,15 @@ count_sample(struct view *v, const struct stream_reader *r,
 		n = 0;
 	}
 	if ((id = intern_add(&v->keys, &key, offsetof(struct skey, parts) +
-	    (size_t)n * sizeof(key.parts[0]), NULL)) == 0 ||
+	    (size_t)n * sizeof(key.parts[0]), &added)) == 0 ||
 	    (wt = slot(&v->key_weights, id - 1, sizeof(*wt))) == NULL)
 		return -1;
 	wt->samples++;
 	wt->ns += proctab_interval_ns(v->pt);
 	v->section_open = 1;
+	if (added && key.kind == KEY_RAW &&
+	    ++v->raw_keys >= (v->raw_limit ? v->raw_limit : RAW_KEYS_MIN))
+		return fold_raw_keys(v, r);
 	return 0;
 }
 
@@ -503,6 +514,52 @@ flatten_raw_keys(struct view *v, const struct stream_reader *r)
 	return 0;
 }
 
+/*
+ * Samples whose stack was not defined yet (an id the decoder promised
+ * until a late user part came) are kept by the stack's id: one key a
+ * sample.  Now and then their weight moves to the keys of their parts,
+ * and the keys left without weight are dropped, so that the section's
+ * keys stay those of its distinct stacks.
+ */
+static int
+fold_raw_keys(struct view *v, const struct stream_reader *r)
+{
+	struct intern keys = { 0 };
+	struct buf weights = { 0 };
+	const struct weight *wt;
+	struct weight *to;
+	const void *stored;
+	struct skey key;
+	uint32_t id, nid, raw = 0;
+	size_t len;
+
+	if (flatten_raw_keys(v, r) != 0)
+		return -1;
+	wt = (const struct weight *)v->key_weights.data;
+	for (id = 1; id <= v->keys.count; id++) {
+		if (wt[id - 1].samples == 0 && wt[id - 1].ns == 0)
+			continue;
+		stored = intern_key(&v->keys, id, &len);
+		if ((nid = intern_add(&keys, stored, len, NULL)) == 0 ||
+		    (to = slot(&weights, nid - 1, sizeof(*to))) == NULL) {
+			intern_release(&keys);
+			buf_release(&weights);
+			return -1;
+		}
+		*to = wt[id - 1];
+		/* Keys differ in length, so they are not aligned: copied. */
+		memcpy(&key, stored, len);
+		raw += key.kind == KEY_RAW;
+	}
+	intern_release(&v->keys);
+	buf_release(&v->key_weights);
+	v->keys = keys;
+	v->key_weights = weights;
+	v->raw_keys = raw;
+	v->raw_limit = raw * 2 > RAW_KEYS_MIN ? raw * 2 : RAW_KEYS_MIN;
+	return 0;
+}
+
 /* Names the stacks of the section's samples, then forgets the section. */
 static int
 resolve_section(struct view *v, const struct stream_reader *r)
@@ -528,6 +585,7 @@ resolve_section(struct view *v, const struct stream_reader *r)
 	intern_clear(&v->keys);
 	intern_clear(&v->sites);
 	v->key_weights.len = v->site_frames.len = 0;
+	v->raw_keys = v->raw_limit = 0;
 	v->section_open = 0;
 	return 0;
 }
@@ -691,8 +749,7 @@ cpu_record(struct view *v, const struct stream_reader *r,
 		v->idle_left_out++;
 		return 0;
 	}
-	if (proctab_record(v->pt, r, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0 ||
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
 	    (v->instances && proclabels_record(&v->labels, rec) != 0))
 		return -1;
 	if (v->merge && merge_record(v, rec) != 0)
@@ -1091,8 +1148,7 @@ cpu_finish(struct view *v, struct stream_writer *w)
 static void
 cpu_destroy(struct view *v)
 {
-	proctab_free(v->pt);
-	frames_free(v->frames);
+	model_free(v->mine);
 	proclabels_release(&v->labels);
 	intern_release(&v->keys);
 	buf_release(&v->key_weights);

@@ -47,6 +47,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/platform.h"
+#include "model/model.h"
 #include "model/proctab.h"
 #include "model/sched.h"
 #include "model/vmem_map.h"
@@ -85,6 +86,7 @@ struct cmem {
 struct view {
 	int by_crate, merge;
 	uint64_t walls_cut;		/* rows whose wall is a lower bound */
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct sched *s;
 	uint32_t *owner;		/* sched thread -> proctab entry */
@@ -115,7 +117,7 @@ static const struct option longopts[] = {
 static void crates_destroy(struct view *v);
 
 static struct view *
-crates_create(int argc, char *argv[], int *used)
+crates_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int ch;
@@ -146,8 +148,10 @@ crates_create(int argc, char *argv[], int *used)
 		}
 	}
 	*used = optind;
-	if ((v->pt = proctab_new()) == NULL ||
-	    (v->s = sched_new(NULL, NULL)) == NULL) {
+	/* Rows merged in change the processes: then a model of its own. */
+	if ((m = view_model(m, v->merge, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->s = model_sched(m, INT64_MIN, INT64_MAX)) == NULL) {
 		crates_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -504,8 +508,8 @@ crates_record(struct view *v, const struct stream_reader *r,
 			if (v->mem[i].cut)
 				v->mem[i].ended = v->mem[i].cut = 0;
 	}
-	if (proctab_record(v->pt, r, rec) != 0 ||
-	    sched_record(v->s, r, rec) != 0 || own_threads(v, r) != 0)
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
+	    own_threads(v, r) != 0)
 		return -1;
 	if (rec->type == REC_END && v->section_open)
 		end_section(v);
@@ -980,8 +984,7 @@ crates_destroy(struct view *v)
 	free(v->owner);
 	intern_release(&v->row_keys);
 	buf_release(&v->key);
-	proctab_free(v->pt);
-	sched_free(v->s);
+	model_free(v->mine);
 	free(v);
 }
 

@@ -23,6 +23,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
+#include "model/model.h"
 #include "model/proctab.h"
 #include "view.h"
 #include "view_merge.h"
@@ -56,6 +57,7 @@ struct hproc {
 
 struct view {
 	int by;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct memstacks *ms;
 	const struct stream_reader *reader;
@@ -77,7 +79,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-heap_create(int argc, char *argv[], int *used)
+heap_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -111,9 +113,9 @@ heap_create(int argc, char *argv[], int *used)
 		free(v);
 		return NULL;
 	}
-	v->pt = proctab_new();
-	v->ms = memstacks_new(flags);
-	if (v->pt == NULL || v->ms == NULL) {
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->ms = memstacks_new(flags)) == NULL) {
 		heap_destroy_view(v);
 		errno = ENOMEM;
 		return NULL;
@@ -392,7 +394,7 @@ heap_record(struct view *v, const struct stream_reader *r,
 		for (i = 0; i < v->procs_cap; i++)
 			if (v->procs[i].cut)
 				v->procs[i].ended = v->procs[i].cut = 0;
-	if (proctab_record(v->pt, r, rec) != 0 ||
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
 	    memstacks_record(v->ms, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END)
@@ -615,7 +617,7 @@ heap_destroy_view(struct view *v)
 	for (i = 0; i < v->procs_cap; i++)
 		free(v->procs[i].live.b);
 	free(v->procs);
-	proctab_free(v->pt);
+	model_free(v->mine);
 	memstacks_free(v->ms);
 	free(v);
 }

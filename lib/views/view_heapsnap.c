@@ -24,6 +24,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "model/memstacks.h"
+#include "model/model.h"
 #include "model/proctab.h"
 #include "view.h"
 #include "view_merge.h"
@@ -44,6 +45,7 @@ struct view {
 	int by;
 	uint32_t want_a, want_b;	/* 0: the last; b: --diff */
 	int diff;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct memstacks *ms;
 	const struct stream_reader *reader;
@@ -85,7 +87,7 @@ static const struct option longopts[] = {
 static const char *const pair_options[] = { "diff", NULL };
 
 static struct view *
-heapsnap_create(int argc, char *argv[], int *used)
+heapsnap_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -136,9 +138,9 @@ heapsnap_create(int argc, char *argv[], int *used)
 		free(v);
 		return NULL;
 	}
-	v->pt = proctab_new();
-	v->ms = memstacks_new(flags);
-	if (v->pt == NULL || v->ms == NULL) {
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->ms = memstacks_new(flags)) == NULL) {
 		heapsnap_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -223,7 +225,7 @@ heapsnap_record(struct view *v, const struct stream_reader *r,
 			return -1;
 		v->section_open = 0;
 	}
-	if (proctab_record(v->pt, r, rec) != 0 ||
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
 	    memstacks_record(v->ms, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END) {
@@ -445,7 +447,7 @@ heapsnap_finish(struct view *v, struct stream_writer *w)
 static void
 heapsnap_destroy(struct view *v)
 {
-	proctab_free(v->pt);
+	model_free(v->mine);
 	memstacks_free(v->ms);
 	free(v->snaps);
 	free(v);

@@ -40,8 +40,9 @@ static const char *const status_names[] = {
 #define NTEXT	7	/* image, path, pdb, key, status, pdb_path, message */
 
 static struct view *
-images_create(int argc, char *argv[], int *used)
+images_create(int argc, char *argv[], int *used, struct model *m)
 {
+	(void)m;
 	(void)argc;
 	(void)argv;
 	return view_no_options(calloc(1, sizeof(struct view)), used);

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "model/model.h"
 #include "model/proctab.h"
 #include "view.h"
 
@@ -16,13 +17,14 @@ struct view {
 };
 
 static struct view *
-processes_create(int argc, char *argv[], int *used)
+processes_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
-	if (proctab_view_init(&v->pv, "processes", argc, argv, used) != 0) {
+	if (proctab_view_init(&v->pv, "processes", argc, argv, used,
+	    m != NULL ? model_proctab(m) : NULL) != 0) {
 		proctab_view_release(&v->pv);
 		free(v);
 		return NULL;

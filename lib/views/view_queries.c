@@ -391,11 +391,12 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-queries_create(int argc, char *argv[], int *used)
+queries_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int ch, bad = 0;
 
+	(void)m;
 	if (v == NULL)
 		return NULL;
 	v->cur = &v->acc[1];

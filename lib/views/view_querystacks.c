@@ -92,11 +92,12 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-querystacks_create(int argc, char *argv[], int *used)
+querystacks_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int ch, bad = 0;
 
+	(void)m;
 	if (v == NULL)
 		return NULL;
 	optind = 0;

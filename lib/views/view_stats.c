@@ -48,8 +48,9 @@ class_key(const struct stream_class *c, unsigned char *key, size_t cap)
 }
 
 static struct view *
-stats_create(int argc, char *argv[], int *used)
+stats_create(int argc, char *argv[], int *used, struct model *m)
 {
+	(void)m;
 	(void)argc;
 	(void)argv;
 	return view_no_options(calloc(1, sizeof(struct view)), used);

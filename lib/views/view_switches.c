@@ -8,6 +8,7 @@
  * readying thread.  Use --from/--to (or etlfilter) to keep it short: the
  * rows are held until the end, about 200 bytes each.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
@@ -37,6 +39,8 @@ struct row {
 
 struct view {
 	struct sched *s;
+	struct sched_pick pick;		/* --tid */
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct frames *frames;
 	struct row *rows;
 	size_t n, cap, named;		/* rows of earlier sections named */
@@ -166,7 +170,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-switches_create(int argc, char *argv[], int *used)
+switches_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int64_t from, to;
@@ -175,15 +179,20 @@ switches_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "switches", longopts, NULL, 0,
-	    &by, &from, &to, &flags, v->s) != 0 ||
-	    (v->frames = frames_new(flags)) == NULL) {
-		sched_free(v->s);
+	if (sched_options(argc, argv, used, "switches", longopts, NULL, 0,
+	    &by, &from, &to, &flags, &v->pick) != 0) {
 		free(v);
 		return NULL;
 	}
-	sched_set_window(v->s, from, to);
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->frames = model_frames(m, flags)) == NULL ||
+	    (v->s = model_sched(m, from, to)) == NULL ||
+	    sched_add_switches(v->s, on_switch, v, &v->pick) != 0) {
+		model_free(v->mine);
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return v;
 }
 
@@ -194,8 +203,7 @@ switches_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && name_section(v, r) != 0)
 		return -1;
 	if (proclabels_record(&v->labels, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0 ||
-	    sched_record(v->s, r, rec) != 0)
+	    (v->mine != NULL && model_record(v->mine, r, rec) != 0))
 		return -1;
 	return rec->type == REC_END ? name_section(v, r) : 0;
 }
@@ -310,8 +318,7 @@ switches_destroy(struct view *v)
 {
 	if (v == NULL)
 		return;
-	sched_free(v->s);
-	frames_free(v->frames);
+	model_free(v->mine);
 	intern_release(&v->texts);
 	proclabels_release(&v->labels);
 	free(v->rows);

@@ -28,8 +28,9 @@ struct view {
 };
 
 static struct view *
-sysconfig_create(int argc, char *argv[], int *used)
+sysconfig_create(int argc, char *argv[], int *used, struct model *m)
 {
+	(void)m;
 	(void)argc;
 	(void)argv;
 	return view_no_options(calloc(1, sizeof(struct view)), used);

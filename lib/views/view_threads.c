@@ -14,11 +14,13 @@
  * A trace without context switches gives the rows with their times and
  * switches empty: unknown, not 0 (etlagg says why, view.h needs).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "model/sched.h"
 #include "view.h"
 
@@ -27,7 +29,9 @@ enum by { BY_THREAD, BY_PROCESS };
 static const char *const by_names[] = { "thread", "process" };
 
 struct view {
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct sched *s;
+	struct sched_pick pick;		/* --tid */
 	int by;
 };
 
@@ -41,7 +45,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-threads_create(int argc, char *argv[], int *used)
+threads_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int64_t from, to;
@@ -49,14 +53,18 @@ threads_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if ((v->s = sched_new(NULL, NULL)) == NULL ||
-	    sched_options(argc, argv, used, "threads", longopts, by_names, 2,
-	    &v->by, &from, &to, &flags, v->s) != 0) {
-		sched_free(v->s);
+	if (sched_options(argc, argv, used, "threads", longopts, by_names, 2,
+	    &v->by, &from, &to, &flags, &v->pick) != 0) {
 		free(v);
 		return NULL;
 	}
-	sched_set_window(v->s, from, to);
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->s = model_sched(m, from, to)) == NULL) {
+		model_free(v->mine);
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return v;
 }
 
@@ -64,7 +72,7 @@ static int
 threads_record(struct view *v, const struct stream_reader *r,
     const struct stream_record *rec)
 {
-	return sched_record(v->s, r, rec);
+	return v->mine != NULL ? model_record(v->mine, r, rec) : 0;
 }
 
 /* Rows by falling running time, then by id. */
@@ -135,7 +143,7 @@ threads_finish(struct view *v, struct stream_writer *w)
 		return -1;
 	sched_close(v->s);
 	for (i = kept = 0; i < n; i++)
-		if (sched_chosen(v->s, sched_thread(v->s, i)->tid) &&
+		if (sched_picked(&v->pick, sched_thread(v->s, i)->tid) &&
 		    !sched_thread(v->s, i)->hidden)
 			t[kept++] = *sched_thread(v->s, i);
 	n = kept;
@@ -187,7 +195,7 @@ threads_destroy(struct view *v)
 {
 	if (v == NULL)
 		return;
-	sched_free(v->s);
+	model_free(v->mine);
 	free(v);
 }
 

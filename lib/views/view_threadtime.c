@@ -29,6 +29,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
@@ -52,6 +53,8 @@ struct tkey {
 
 struct view {
 	struct sched *s;
+	struct sched_pick pick;		/* --tid */
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct frames *frames;
 	int64_t from, to, interval;
 	struct intern keys, rows;
@@ -233,12 +236,11 @@ threadtime_record(struct view *v, const struct stream_reader *r,
 		v->interval = rec->u.trace.sample_interval_100ns ?
 		    (int64_t)rec->u.trace.sample_interval_100ns * 100 :
 		    DEFAULT_INTERVAL_NS;
-	if (frames_record(v->frames, r, rec) != 0 ||
-	    sched_record(v->s, r, rec) != 0)
+	if (v->mine != NULL && model_record(v->mine, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_EVENT && ev->h.kind == EV_SAMPLE &&
 	    ev->h.tid != 0 && ev->h.ts >= v->from && ev->h.ts < v->to &&
-	    sched_chosen(v->s, ev->h.tid)) {
+	    sched_picked(&v->pick, ev->h.tid)) {
 		struct tkey k;
 
 		memset(&k, 0, sizeof(k));
@@ -269,7 +271,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-threadtime_create(int argc, char *argv[], int *used)
+threadtime_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -277,23 +279,21 @@ threadtime_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "threadtime", longopts, by_names,
-	    1, &by, &v->from, &v->to, &flags, v->s) != 0) {
-		sched_free(v->s);
+	if (sched_options(argc, argv, used, "threadtime", longopts, by_names,
+	    1, &by, &v->from, &v->to, &flags, &v->pick) != 0) {
 		free(v);
 		return NULL;
 	}
 	v->interval = DEFAULT_INTERVAL_NS;
-	v->frames = frames_new(flags);
-	if (v->frames == NULL) {
-		sched_free(v->s);
-		frames_free(v->frames);
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->frames = model_frames(m, flags)) == NULL ||
+	    (v->s = model_sched(m, v->from, v->to)) == NULL ||
+	    sched_add_switches(v->s, on_switch, v, &v->pick) != 0) {
+		model_free(v->mine);
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	sched_set_window(v->s, v->from, v->to);
 	return v;
 }
 
@@ -348,8 +348,7 @@ threadtime_destroy(struct view *v)
 {
 	if (v == NULL)
 		return;
-	sched_free(v->s);
-	frames_free(v->frames);
+	model_free(v->mine);
 	intern_release(&v->keys);
 	intern_release(&v->rows);
 	proclabels_release(&v->labels);

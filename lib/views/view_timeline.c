@@ -9,12 +9,14 @@
  * spans of a state add up to its figure there, window and filters
  * alike.  The rows are held until the end, about 48 bytes a span.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
@@ -29,7 +31,9 @@ struct span_row {
 };
 
 struct view {
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct sched *s;
+	struct sched_pick pick;		/* --tid */
 	struct span_row *rows;
 	size_t n, cap;
 	int oom;			/* a span could not be kept */
@@ -134,7 +138,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-timeline_create(int argc, char *argv[], int *used)
+timeline_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int64_t from, to;
@@ -143,15 +147,19 @@ timeline_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if ((v->s = sched_new(NULL, NULL)) == NULL ||
-	    sched_options(argc, argv, used, "timeline", longopts, NULL, 0,
-	    &by, &from, &to, &flags, v->s) != 0) {
-		sched_free(v->s);
+	if (sched_options(argc, argv, used, "timeline", longopts, NULL, 0,
+	    &by, &from, &to, &flags, &v->pick) != 0) {
 		free(v);
 		return NULL;
 	}
-	sched_set_window(v->s, from, to);
-	sched_set_spans(v->s, on_span, v);
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->s = model_sched(m, from, to)) == NULL ||
+	    sched_add_spans(v->s, on_span, v, &v->pick) != 0) {
+		model_free(v->mine);
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return v;
 }
 
@@ -162,7 +170,8 @@ timeline_record(struct view *v, const struct stream_reader *r,
 	if (rec->type == REC_HEADER && name_threads(v, r) != 0)
 		return -1;
 	if (proclabels_record(&v->labels, rec) != 0 ||
-	    sched_record(v->s, r, rec) != 0 || v->oom)
+	    (v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
+	    v->oom)
 		return -1;
 	return rec->type == REC_END ? name_threads(v, r) : 0;
 }
@@ -255,7 +264,7 @@ timeline_destroy(struct view *v)
 {
 	if (v == NULL)
 		return;
-	sched_free(v->s);
+	model_free(v->mine);
 	intern_release(&v->texts);
 	proclabels_release(&v->labels);
 	free(v->label);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "model/proctab.h"
 #include "view.h"
 
@@ -21,13 +22,14 @@ struct view {
 };
 
 static struct view *
-tree_create(int argc, char *argv[], int *used)
+tree_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
-	if (proctab_view_init(&v->pv, "tree", argc, argv, used) != 0) {
+	if (proctab_view_init(&v->pv, "tree", argc, argv, used,
+	    m != NULL ? model_proctab(m) : NULL) != 0) {
 		proctab_view_release(&v->pv);
 		free(v);
 		return NULL;

@@ -41,6 +41,7 @@
 #include "stream/frames.h"
 #include "model/memstacks.h"
 #include "model/proclabel.h"
+#include "model/model.h"
 #include "model/proctab.h"
 #include "model/vmem_map.h"
 #include "view.h"
@@ -84,6 +85,7 @@ struct view {
 	int instances;			/* --instances */
 	int64_t from, to;		/* the window, or stop at `to` */
 	int64_t step;
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct proctab *pt;
 	struct memstacks *ms;
 	const struct stream_reader *reader;
@@ -231,7 +233,7 @@ parse_options(struct view *v, int argc, char *argv[], unsigned *flags)
 }
 
 static struct view *
-vmem_create(int argc, char *argv[], int *used)
+vmem_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	unsigned flags = 0;
@@ -247,9 +249,9 @@ vmem_create(int argc, char *argv[], int *used)
 		return NULL;
 	}
 	*used = optind;
-	v->pt = proctab_new();
-	v->ms = memstacks_new(flags);
-	if (v->pt == NULL || v->ms == NULL) {
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->pt = model_proctab(m)) == NULL ||
+	    (v->ms = memstacks_new(flags)) == NULL) {
 		vmem_destroy(v);
 		errno = ENOMEM;
 		return NULL;
@@ -604,7 +606,7 @@ vmem_record(struct view *v, const struct stream_reader *r,
 		return -1;
 	if (rec->type == REC_HEADER)
 		reopen(v);
-	if (proctab_record(v->pt, r, rec) != 0 ||
+	if ((v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
 	    memstacks_record(v->ms, r, rec) != 0)
 		return -1;
 	if (rec->type == REC_END)
@@ -1035,7 +1037,7 @@ vmem_destroy(struct view *v)
 		vmem_map_release(&v->procs[i].map);
 	free(v->procs);
 	free(v->rows);
-	proctab_free(v->pt);
+	model_free(v->mine);
 	memstacks_free(v->ms);
 	free(v);
 }

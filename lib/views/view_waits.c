@@ -34,6 +34,7 @@
 #include "base/buf.h"
 #include "stream/frames.h"
 #include "base/intern.h"
+#include "model/model.h"
 #include "model/proclabel.h"
 #include "model/sched.h"
 #include "view.h"
@@ -65,6 +66,8 @@ struct weight {
 
 struct view {
 	struct sched *s;
+	struct sched_pick pick;		/* --tid */
+	struct model *mine;		/* its own model, or NULL: shared */
 	struct frames *frames;
 	int by, instances;
 	struct intern skeys, rows, texts;
@@ -265,8 +268,7 @@ waits_record(struct view *v, const struct stream_reader *r,
 	    name_section(v, r) != 0)
 		return -1;
 	if (proclabels_record(&v->labels, rec) != 0 ||
-	    frames_record(v->frames, r, rec) != 0 ||
-	    sched_record(v->s, r, rec) != 0)
+	    (v->mine != NULL && model_record(v->mine, r, rec) != 0))
 		return -1;
 	if (rec->type == REC_END)
 		return name_section(v, r);
@@ -285,7 +287,7 @@ static const struct option longopts[] = {
 };
 
 static struct view *
-waits_create(int argc, char *argv[], int *used)
+waits_create(int argc, char *argv[], int *used, struct model *m)
 {
 	struct view *v = calloc(1, sizeof(*v));
 	int64_t from, to;
@@ -293,29 +295,26 @@ waits_create(int argc, char *argv[], int *used)
 
 	if (v == NULL)
 		return NULL;
-	if ((v->s = sched_new(on_switch, v)) == NULL ||
-	    sched_options(argc, argv, used, "waits", longopts, by_names, 5,
-	    &v->by, &from, &to, &flags, v->s) != 0) {
-		sched_free(v->s);
+	if (sched_options(argc, argv, used, "waits", longopts, by_names, 5,
+	    &v->by, &from, &to, &flags, &v->pick) != 0) {
 		free(v);
 		return NULL;
 	}
 	v->instances = (flags & SCHED_INSTANCES) != 0;
 	if (v->instances && v->by != BY_STACK) {
 		view_warn("waits: --instances roots stacks: it wants --by stack");
-		sched_free(v->s);
 		free(v);
 		return NULL;
 	}
-	v->frames = frames_new(flags & ~SCHED_INSTANCES);
-	if (v->frames == NULL) {
-		sched_free(v->s);
-		frames_free(v->frames);
+	if ((m = view_model(m, 0, &v->mine)) == NULL ||
+	    (v->frames = model_frames(m, flags & ~SCHED_INSTANCES)) == NULL ||
+	    (v->s = model_sched(m, from, to)) == NULL ||
+	    sched_add_switches(v->s, on_switch, v, &v->pick) != 0) {
+		model_free(v->mine);
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	sched_set_window(v->s, from, to);
 	return v;
 }
 
@@ -411,8 +410,7 @@ waits_destroy(struct view *v)
 {
 	if (v == NULL)
 		return;
-	sched_free(v->s);
-	frames_free(v->frames);
+	model_free(v->mine);
 	intern_release(&v->skeys);
 	intern_release(&v->rows);
 	intern_release(&v->texts);

@@ -233,6 +233,26 @@ etlagg -q crates --rustc --diff "$s" + cpu --by stack --diff "$s" "$s" \
     etlagg -q cpu --by stack --diff "$s" "$s"; } >"$tmp/runs.st"
 same_file "compose chain: --diff's base behind the view's filter" \
     "$tmp/chain.st" "$tmp/runs.st"
+# Every view of the --diff base behind a filter: no view reads the
+# base unfiltered, and the model the filtered views share is the one fed.
+etlagg -q crates --rustc --diff "$s" + threads --rustc --diff "$s" "$s" \
+    >"$tmp/chain.st"
+{ etlagg -q crates --diff "$tmp/f.st" "$tmp/f.st" &&
+    etlagg -q threads --diff "$tmp/f.st" "$tmp/f.st"; } >"$tmp/runs.st"
+same_file "compose chain: every --diff base behind a filter" \
+    "$tmp/chain.st" "$tmp/runs.st"
+# Views that share the stream's model (processes, frames, schedules of
+# one window, --tid picks of their own) give what each gives alone.
+shared="threads + waits --by thread + switches --tid 10352 + timeline +
+    crates + cpu --by stack + vmem --by stack + processes + tree +
+    threads --from 0.5 --to 1 + timeline --from 0.5 --to 1 --tid 10352 +
+    threadtime + heap"
+etlagg -q $shared "$s" >"$tmp/chain.st"
+echo "$shared" | tr '+' '\n' | grep -v '^ *$' | while read -r v; do
+	etlagg -q $v "$s" || echo "failed: $v" >&2
+done >"$tmp/runs.st"
+same_file "compose chain: views sharing one model, as alone" \
+    "$tmp/chain.st" "$tmp/runs.st"
 etlagg -q threads --rustc "$s" "$s" >"$tmp/chain.st"
 etlfilter -q --rustc "$s" "$s" | etlagg -q threads >"$tmp/runs.st"
 same_file "compose chain: two inputs behind a filter" "$tmp/chain.st" \

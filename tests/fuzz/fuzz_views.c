@@ -34,6 +34,7 @@
 
 #include "render/render.h"
 #include "stream/loss.h"
+#include "model/model.h"
 #include "views/view.h"
 #include "views/view_merge.h"
 #include "fuzz.h"
@@ -157,7 +158,8 @@ render_xlsx(const void *data, size_t len)
 
 /*
  * Feeds the stream to a view made from argv, as etlagg does (DIAG and
- * unknown records passed on), and its tables into `sink`.
+ * unknown records passed on; the model its views share fed around
+ * them), and its tables into `sink`.
  */
 static void
 aggregate(const struct view_ops *ops, int argc, char **argv,
@@ -167,29 +169,34 @@ aggregate(const struct view_ops *ops, int argc, char **argv,
 	struct stream_writer *w;
 	struct stream_record rec;
 	struct stream_end end = { 0 };
+	struct model *m = model_new();
 	struct view *v;
 	int used;
 
-	if (r == NULL || (w = fuzz_sink_open(sink)) == NULL)
+	if (r == NULL || m == NULL || (w = fuzz_sink_open(sink)) == NULL)
 		abort();
 	if (ops->field_kinds != 0)
 		stream_reader_fields_of(r, ops->field_kinds);
-	if ((v = ops->create(argc, argv, &used)) == NULL)
+	if ((v = ops->create(argc, argv, &used, m)) == NULL)
 		fuzz_fail("a view refused its options", argv[0]);
 	if (stream_write_header(w, "fuzz_views") != 0)
 		fuzz_fail("the writer failed on the header", NULL);
 	stream_reader_open_mem(r, data, len, "fuzz.st");
 	while (stream_reader_next(r, &rec) == STREAM_OK) {
-		if (ops->record(v, r, &rec) != 0)
+		if (model_before(m, r, &rec) != 0 ||
+		    ops->record(v, r, &rec) != 0 ||
+		    model_after(m, r, &rec) != 0)
 			fuzz_fail("a view failed on a record", ops->name);
 		if ((!stream_rec_known(rec.type) || rec.type == REC_DIAG) &&
 		    stream_write_record(w, &rec) != 0)
 			fuzz_fail("the writer refused a record the reader "
 			    "accepted", ops->name);
 	}
+	model_close(m);
 	if (ops->finish(v, w) != 0 || stream_write_end(w, &end) != 0)
 		fuzz_fail("a view failed to write its tables", ops->name);
 	ops->destroy(v);
+	model_free(m);
 	stream_reader_free(r);
 	fuzz_sink_close(sink, w);
 }

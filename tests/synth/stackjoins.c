@@ -9,6 +9,10 @@
  *	split	a kernel-only walk, then its user part 120 ms later
  *	lost	a sample whose walk comes 660 ms later: too late to join,
  *		so the sample stays without a stack and the walk is counted
+ *	reused	a kernel-only walk whose thread then ends; a new thread
+ *		with its id has a user-mode sample: its user part is not
+ *		the old one's, which stays kernel-only (a thread that ends
+ *		does not return to user mode)
  *
  * while a busy thread is sampled every millisecond with its walk right
  * after it.  The manifest lists the stacks the samples must end up with,
@@ -31,6 +35,7 @@
 #define LATE_TID	600
 #define SPLIT_TID	602
 #define LOST_TID	603
+#define REUSED_TID	604
 #define USER_BASE	0x7ff712340000ULL
 #define KERNEL_BASE	0xfffff80312340000ULL
 #define END_MS		800
@@ -50,7 +55,8 @@ process(struct etl_writer *w, uint32_t pid, const char *image)
 }
 
 static void
-thread(struct etl_writer *w, uint32_t pid, uint32_t tid)
+thread_at(struct etl_writer *w, unsigned hook, uint32_t pid, uint32_t tid,
+    uint64_t ts)
 {
 	struct kev_thread t;
 
@@ -60,7 +66,13 @@ thread(struct etl_writer *w, uint32_t pid, uint32_t tid)
 	t.stack_base = 0xffffd00000000000ULL + tid * 0x10000ULL;
 	t.stack_limit = t.stack_base - 0x6000;
 	t.base_priority = 8;
-	kev_thread(w, 0, HOOK_THREAD_DCSTART, pid, tid, T0 + 1, &t);
+	kev_thread(w, 0, hook, pid, tid, ts, &t);
+}
+
+static void
+thread(struct etl_writer *w, uint32_t pid, uint32_t tid)
+{
+	thread_at(w, HOOK_THREAD_DCSTART, pid, tid, T0 + 1);
 }
 
 /* Prints frames (innermost first) outermost first, as the manifest has. */
@@ -91,6 +103,8 @@ stackjoins_run(struct etl_writer *w, FILE *manifest)
 	uint64_t split[4] = { KERNEL_BASE + 0x3100, KERNEL_BASE + 0x3200,
 	    USER_BASE + 0x3300, USER_BASE + 0x3400 };
 	uint64_t lost[2] = { USER_BASE + 0x4100, USER_BASE + 0x4200 };
+	uint64_t old[2] = { KERNEL_BASE + 0x5100, KERNEL_BASE + 0x5200 };
+	uint64_t reborn[2] = { USER_BASE + 0x6100, USER_BASE + 0x6200 };
 	uint64_t idle[2];
 	uint64_t ms, samples = 0;
 	int cpu;
@@ -102,6 +116,7 @@ stackjoins_run(struct etl_writer *w, FILE *manifest)
 	thread(w, APP_PID, BUSY_TID);
 	thread(w, APP_PID, SPLIT_TID);
 	thread(w, APP_PID, LOST_TID);
+	thread(w, APP_PID, REUSED_TID);
 	for (ms = 2; ms <= END_MS; ms++) {
 		uint64_t ts = T0 + ms * MS;
 
@@ -139,6 +154,22 @@ stackjoins_run(struct etl_writer *w, FILE *manifest)
 			    SPLIT_TID, split + 2, 2);
 		if (ms == 40) {
 			sample(w, 2, ts + 5, LOST_TID, lost);
+			samples++;
+		}
+		if (ms == 50) {
+			sample(w, 2, ts + 5, REUSED_TID, old);
+			kev_stack(w, 2, ts + 5, APP_PID, REUSED_TID, old, 2);
+			manifest_stack(manifest, old, 2);
+			samples++;
+		}
+		if (ms == 55)
+			thread_at(w, HOOK_THREAD_END, APP_PID, REUSED_TID, ts);
+		if (ms == 56)
+			thread_at(w, HOOK_THREAD_START, APP_PID, REUSED_TID, ts);
+		if (ms == 60) {
+			sample(w, 2, ts + 5, REUSED_TID, reborn);
+			kev_stack(w, 2, ts + 5, APP_PID, REUSED_TID, reborn, 2);
+			manifest_stack(manifest, reborn, 2);
 			samples++;
 		}
 		if (ms == 700)

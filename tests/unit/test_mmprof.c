@@ -816,7 +816,7 @@ run_view(int argc, char *argv[], FILE *in)
 	int used;
 
 	if (ops == NULL || r == NULL || w == NULL ||
-	    (v = ops->create(argc, argv, &used)) == NULL)
+	    (v = ops->create(argc, argv, &used, NULL)) == NULL)
 		return NULL;
 	stream_reader_open_file(r, in, "in");
 	CHECK(stream_write_header(w, "test") == 0);

@@ -217,7 +217,7 @@ run(const char *args, FILE **in, int nin, struct table *t, FILE **keep)
 	for (argv[argc] = strtok(buf, " "); argv[argc] != NULL && argc < 7;)
 		argv[++argc] = strtok(NULL, " ");
 	REQUIRE(out != NULL && (ops = view_find(argv[0])) != NULL);
-	REQUIRE((v = ops->create(argc, argv, &used)) != NULL);
+	REQUIRE((v = ops->create(argc, argv, &used, NULL)) != NULL);
 	CHECK_EQ_INT(used, argc);
 	r = stream_reader_new(ops->reader_flags);
 	w = stream_writer_new(out, 1);
@@ -542,7 +542,7 @@ test_usage(void)
 	REQUIRE(ops != NULL);
 	printf("  (a usage message follows)\n");
 	fflush(stdout);
-	CHECK(ops->create(3, argv, &used) == NULL);
+	CHECK(ops->create(3, argv, &used, NULL) == NULL);
 }
 
 int
