@@ -423,7 +423,6 @@ release_one_row(struct text_writer *t)
 		cell += strlen(cell) + 1;
 	}
 	stream_on(t);
-	t->streaming = 0;
 	return 0;
 }
 
