@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "mmprof/querystacks.h"
+#include "stream/colname.h"
 #include "stackrows.h"
 
 #define UNIT_MAX	64
@@ -57,42 +58,41 @@ is_integer(enum value_type type)
 	return type == VAL_U64 || type == VAL_I64;
 }
 
-/*
- * The column of `name` with `suffix`, or ncols.  A table of etlagg
- * --diff has X_base, X, X_delta and X_delta_pct for each counted X.
- */
+/* The column named `name`, or ncols. */
 static size_t
-column(const struct stream_table *t, const char *name, size_t len,
-    const char *suffix)
+column(const struct stream_table *t, const char *name)
 {
-	size_t c, n = strlen(suffix);
+	size_t c;
 
 	for (c = 0; c < t->ncols; c++)
-		if (strlen(t->cols[c].name) == len + n &&
-		    strncmp(t->cols[c].name, name, len) == 0 &&
-		    strcmp(t->cols[c].name + len, suffix) == 0)
+		if (strcmp(t->cols[c].name, name) == 0)
 			return c;
 	return t->ncols;
 }
 
 /*
  * The weight of a diff table: the last integer X that has an X_base,
- * in st->weight and st->base.  @return : whether the table is one.
+ * in st->weight and st->base.  A table of etlagg --diff has X_base, X,
+ * X_delta and X_delta_pct for each counted X, named as colname.h says
+ * ("committed_base_bytes" of "committed_bytes").  @return : whether
+ * the table is one.
  */
 static int
 diff_weight(const struct stream_table *t, struct stack_table *st)
 {
+	char name[128];
 	size_t c, b;
 	int found = 0;
 
 	for (c = 0; c < t->ncols; c++) {
-		const char *name = t->cols[c].name;
+		const struct stream_column *x = &t->cols[c];
 
-		if (!is_integer(t->cols[c].type))
+		if (!is_integer(x->type))
 			continue;
-		b = column(t, name, strlen(name), "_base");
-		if (b < t->ncols && column(t, name, strlen(name),
-		    "_delta_pct") < t->ncols) {
+		b = column(t, colname_derive(x->name, x->unit, "base", name,
+		    sizeof(name)));
+		if (b < t->ncols && column(t, colname_derive(x->name, x->unit,
+		    "delta_pct", name, sizeof(name))) < t->ncols) {
 			st->weight = c;
 			st->base = b;
 			found = 1;

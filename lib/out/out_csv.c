@@ -20,6 +20,7 @@
 
 #include <csv.h>
 
+#include "stream/colname.h"
 #include "out_writer.h"
 
 struct csv_writer {
@@ -149,48 +150,12 @@ end_record(struct csv_writer *c)
 	return out_buf_write(&c->line, c->fp);
 }
 
-/* Whether s (n bytes) is a unit word that a name may end in. */
-static int
-is_unit_word(const char *s, size_t n)
-{
-	static const char *const words[] = {
-		"s", "ms", "us", "ns", "pct", "percent", "b", "bytes", "kb",
-		"kib", "mb", "mib", "gb", "gib", "hz", "khz", "mhz", "ghz", "utc",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && strncmp(words[i], s, n) == 0)
-			return 1;
-	return 0;
-}
-
 char *
 out_csv_header(const struct out_column *col, char *buf, size_t cap)
 {
-	const char *unit = col->unit ? col->unit : "", *us;
-	char u[32];
-	size_t n = 0, len = strlen(col->name);
-
-	if (*unit == '\0' && col->type == VAL_NS)
-		unit = "s";
-	if (strcmp(unit, "%") == 0)
-		unit = "pct";
-	else if (strcmp(unit, "\xc2\xb5s") == 0)
-		unit = "us";
-	for (; unit[n] != '\0' && n + 1 < sizeof(u); n++)
-		u[n] = unit[n] >= 'A' && unit[n] <= 'Z' ?
-		    (char)(unit[n] - 'A' + 'a') : unit[n];
-	u[n] = '\0';
-	/* The name's last word: after its last '_', or all of it. */
-	us = strrchr(col->name, '_');
-	us = us != NULL ? us + 1 : col->name;
-	if (n == 0 || is_unit_word(us, strlen(us)) ||
-	    (len == n && strcmp(col->name, u) == 0))
-		snprintf(buf, cap, "%s", col->name);
-	else
-		snprintf(buf, cap, "%s_%s", col->name, u);
-	return buf;
+	/* Times since the start are written in seconds. */
+	return colname_header(col->name, col->type, col->unit, "s", buf,
+	    cap);
 }
 
 /*

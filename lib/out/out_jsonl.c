@@ -4,7 +4,8 @@
  * The output must parse whatever the trace held, so strings are checked as
  * UTF-8 and anything invalid is replaced by U+FFFD.  The member names are
  * escaped once per table; each row is built in a reused buffer and written
- * with one fwrite().
+ * with one fwrite().  A member is named as colname.h says, a time since
+ * the start (an integer of nanoseconds here) with "_ns".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/colname.h"
 #include "out_writer.h"
 
 /* The most one input byte can become: a control character as \u00XX. */
@@ -179,11 +181,19 @@ jsonl_begin(struct out_writer *w, const char *name,
 	j->ncols = ncols;
 	j->keys.len = 0;
 	/* Each key is stored as "name": and a NUL. */
-	for (i = 0; i < ncols; i++)
-		if (add_string(&j->keys, cols[i].name,
-		    strlen(cols[i].name)) == -1 ||
+	for (i = 0; i < ncols; i++) {
+		size_t cap = strlen(cols[i].name) + 40;
+
+		j->cell.len = 0;
+		if (out_buf_reserve(&j->cell, cap) == -1)
+			return -1;
+		colname_header(cols[i].name, cols[i].type, cols[i].unit, "ns",
+		    j->cell.ptr, cap);
+		if (add_string(&j->keys, j->cell.ptr,
+		    strlen(j->cell.ptr)) == -1 ||
 		    out_buf_add(&j->keys, ":", 2) == -1)
 			return -1;
+	}
 	return 0;
 }
 

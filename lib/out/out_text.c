@@ -1,20 +1,24 @@
 /*
- * out_text.c - tables as aligned columns for a terminal.
+ * out_text.c - tables as aligned columns for a terminal, their figures
+ * as a person reads them (out_scale.h).
  *
- * Column widths come from the header and the first OUT_TEXT_ROWS rows,
- * which are held back as text; once they are written, later rows go out
- * at once with the same widths.  Memory therefore stays bounded however
- * long the table is.
+ * Column widths, and the unit of each column of times or bytes, come
+ * from the first OUT_TEXT_ROWS rows, which are held back; once they are
+ * written, later rows go out at once with the same widths and units.
+ * Memory therefore stays bounded however long the table is.
  *
  * Cells are kept as their shown text, control characters escaped, each
  * ending in a NUL; the escaping leaves no NUL inside a cell, so a row is
- * just ncols strings one after another.
+ * just ncols strings one after another.  A held cell of a column whose
+ * unit is not chosen yet is kept as its value instead (an empty text),
+ * and written when the unit is.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "out_scale.h"
 #include "out_writer.h"
 
 #define GAP	2	/* spaces between columns */
@@ -25,9 +29,11 @@ struct text_writer {
 	const struct out_column *cols;
 	size_t ncols;
 	size_t *width;		/* per column, in code points */
-	size_t width_cap;	/* entries allocated in width */
+	size_t width_cap;	/* entries allocated in width and scale */
+	struct out_scale *scale;	/* per column: its unit */
 	struct out_buf head;	/* the header cells */
 	struct out_buf held;	/* the rows held back */
+	struct out_buf nums;	/* their values, ncols a row, to scale */
 	size_t nheld;		/* rows in held */
 	int streaming;		/* widths fixed, rows go straight out */
 	struct out_buf row;	/* one row's cells, when not held */
@@ -156,18 +162,82 @@ put_dashes(struct text_writer *t)
 	return put_line(t, t->row.ptr);
 }
 
-/* Appends the shown text of each cell of a row to b. */
+static int
+is_figure(enum value_type t)
+{
+	return t == VAL_I64 || t == VAL_U64 || t == VAL_F64 || t == VAL_NS;
+}
+
+/* Appends the shown text of v, a cell of column i, and its NUL to b. */
+static int
+add_cell(struct text_writer *t, struct out_buf *b, size_t i,
+    const struct value *v)
+{
+	size_t n = out_scale_format(&t->scale[i], v, NULL, 0);
+
+	t->cell.len = 0;
+	if (out_buf_reserve(&t->cell, n + 1) == -1)
+		return -1;
+	out_scale_format(&t->scale[i], v, t->cell.ptr, n + 1);
+	if (add_shown(b, t->cell.ptr, n) == -1)
+		return -1;
+	return out_buf_add(b, "", 1);
+}
+
+/*
+ * Appends a row's cells to b.  While rows are held, a figure of a
+ * column whose unit is not chosen yet goes to nums (an empty text in
+ * b); nums gets ncols values a held row, empty for the others.
+ */
 static int
 add_row(struct text_writer *t, struct out_buf *b, const struct value *cells)
 {
+	static const struct value none = { .type = VAL_NULL };
+	const struct value *keep;
 	size_t i;
 
 	for (i = 0; i < t->ncols; i++) {
-		t->cell.len = 0;
-		if (out_buf_add_value(&t->cell, &cells[i]) == -1 ||
-		    add_shown(b, t->cell.ptr, t->cell.len) == -1 ||
-		    out_buf_add(b, "", 1) == -1)
+		if (!t->streaming) {
+			keep = &none;
+			if ((t->scale[i].kind == OUT_SCALE_TIME ||
+			    t->scale[i].kind == OUT_SCALE_BYTES) &&
+			    is_figure(cells[i].type)) {
+				out_scale_see(&t->scale[i], &cells[i]);
+				keep = &cells[i];
+			}
+			if (out_buf_add(&t->nums, keep, sizeof(*keep)) == -1)
+				return -1;
+			if (keep != &none) {
+				if (out_buf_add(b, "", 1) == -1)
+					return -1;
+				continue;
+			}
+		}
+		if (add_cell(t, b, i, &cells[i]) == -1)
 			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Held row r, whose text starts at *cell, with its figures written,
+ * into t->row; *cell moves to the next row's.
+ */
+static int
+held_row(struct text_writer *t, const char **cell, size_t r)
+{
+	struct value v;
+	size_t i, len;
+
+	t->row.len = 0;
+	for (i = 0; i < t->ncols; i++) {
+		memcpy(&v, t->nums.ptr + (r * t->ncols + i) * sizeof(v),
+		    sizeof(v));
+		len = strlen(*cell) + 1;
+		if (v.type != VAL_NULL ? add_cell(t, &t->row, i, &v) :
+		    out_buf_add(&t->row, *cell, len))
+			return -1;
+		*cell += len;
 	}
 	return 0;
 }
@@ -188,65 +258,92 @@ measure(struct text_writer *t, const struct out_buf *b, size_t at)
 	}
 }
 
+/*
+ * Chooses each column's unit from the rows held, and makes the header
+ * of names and units; the widths start from it.
+ */
+static int
+choose_units(struct text_writer *t)
+{
+	size_t i, n;
+
+	t->head.len = 0;
+	for (i = 0; i < t->ncols; i++) {
+		out_scale_choose(&t->scale[i]);
+		n = strlen(t->cols[i].name) + 64;
+		if (out_buf_reserve(&t->cell, n) == -1)
+			return -1;
+		out_scale_header(&t->cols[i], &t->scale[i], t->cell.ptr, n);
+		if (add_shown(&t->head, t->cell.ptr,
+		    strlen(t->cell.ptr)) == -1 ||
+		    out_buf_add(&t->head, "", 1) == -1)
+			return -1;
+		t->width[i] = 0;
+	}
+	measure(t, &t->head, 0);
+	return 0;
+}
+
+/* Forgets the rows held; from now on rows stream. */
+static void
+stream_on(struct text_writer *t)
+{
+	t->held.len = 0;
+	t->nums.len = 0;
+	t->nheld = 0;
+	t->streaming = 1;
+}
+
 /* Writes the header and the held rows; from now on rows stream. */
 static int
 release(struct text_writer *t)
 {
-	const char *cell = t->held.ptr;
-	size_t i, j;
+	const char *cell;
+	size_t i;
 
+	if (choose_units(t) == -1)
+		return -1;
+	for (cell = t->held.ptr, i = 0; i < t->nheld; i++) {
+		if (held_row(t, &cell, i) == -1)
+			return -1;
+		measure(t, &t->row, 0);
+	}
 	if (put_line(t, t->head.ptr) == -1 || put_dashes(t) == -1)
 		return -1;
-	for (i = 0; i < t->nheld; i++) {
-		if (put_line(t, cell) == -1)
+	for (cell = t->held.ptr, i = 0; i < t->nheld; i++)
+		if (held_row(t, &cell, i) == -1 ||
+		    put_line(t, t->row.ptr) == -1)
 			return -1;
-		for (j = 0; j < t->ncols; j++)
-			cell += strlen(cell) + 1;
-	}
-	t->held.len = 0;
-	t->nheld = 0;
-	t->streaming = 1;
+	stream_on(t);
 	return 0;
-}
-
-static int
-add_header(struct text_writer *t, const struct out_column *col)
-{
-	if (add_shown(&t->head, col->name, strlen(col->name)) == -1)
-		return -1;
-	if (col->unit[0] != '\0' &&
-	    (out_buf_add_str(&t->head, " (") == -1 ||
-	    add_shown(&t->head, col->unit, strlen(col->unit)) == -1 ||
-	    out_buf_add_str(&t->head, ")") == -1))
-		return -1;
-	return out_buf_add(&t->head, "", 1);
 }
 
 static int
 set_columns(struct text_writer *t, const struct out_column *cols,
     size_t ncols)
 {
+	struct out_scale *sc;
 	size_t i, *p;
 
 	if (ncols > t->width_cap) {
-		if (ncols > SIZE_MAX / sizeof(*p)) {
+		if (ncols > SIZE_MAX / sizeof(*sc)) {
 			errno = ENOMEM;
 			return -1;
 		}
 		if ((p = realloc(t->width, ncols * sizeof(*p))) == NULL)
 			return -1;
 		t->width = p;
+		if ((sc = realloc(t->scale, ncols * sizeof(*sc))) == NULL)
+			return -1;
+		t->scale = sc;
 		t->width_cap = ncols;
 	}
 	t->cols = cols;
 	t->ncols = ncols;
-	t->head.len = 0;
 	for (i = 0; i < ncols; i++) {
-		if (add_header(t, &cols[i]) == -1)
-			return -1;
+		out_scale_init(&t->scale[i], &cols[i]);
 		t->width[i] = 0;
 	}
-	measure(t, &t->head, 0);
 	return 0;
 }
 
@@ -266,6 +363,7 @@ text_begin(struct out_writer *w, const char *name,
 	if (out_buf_write(&t->line, t->fp) == -1)
 		return -1;
 	t->held.len = 0;
+	t->nums.len = 0;
 	t->nheld = 0;
 	t->streaming = 0;
 	return set_columns(t, cols, ncols);
@@ -275,7 +373,6 @@ static int
 text_row(struct out_writer *w, const struct value *cells)
 {
 	struct text_writer *t = (struct text_writer *)w;
-	size_t start;
 
 	if (t->streaming) {
 		t->row.len = 0;
@@ -283,10 +380,8 @@ text_row(struct out_writer *w, const struct value *cells)
 			return -1;
 		return put_line(t, t->row.ptr);
 	}
-	start = t->held.len;
 	if (add_row(t, &t->held, cells) == -1)
 		return -1;
-	measure(t, &t->held, start);
 	if (++t->nheld == OUT_TEXT_ROWS)
 		return release(t);
 	return 0;
@@ -299,34 +394,35 @@ text_row(struct out_writer *w, const struct value *cells)
 static int
 release_one_row(struct text_writer *t)
 {
-	const char *head = t->head.ptr, *cell = t->held.ptr;
+	const char *head, *cell = t->held.ptr;
 	size_t i, w, widest = 0;
 
-	for (i = 0; i < t->ncols; i++, head += strlen(head) + 1)
+	if (choose_units(t) == -1 || held_row(t, &cell, 0) == -1)
+		return -1;
+	for (head = t->head.ptr, i = 0; i < t->ncols; i++) {
 		if ((w = width_of(head)) > widest)
 			widest = w;
+		head += strlen(head) + 1;
+	}
 	head = t->head.ptr;
+	cell = t->row.ptr;
 	for (i = 0; i < t->ncols; i++) {
-		t->row.len = 0;
-		if (out_buf_add_str(&t->row, head) == -1)
+		t->line.len = 0;
+		if (out_buf_add_str(&t->line, head) == -1)
 			return -1;
 		if (cell[0] != '\0') {
 			w = width_of(head);
-			if (out_buf_reserve(&t->row, widest - w + 2) == -1)
-				return -1;
-			memset(t->row.ptr + t->row.len, ' ', widest - w + 2);
-			t->row.len += widest - w + 2;
-			if (out_buf_add_str(&t->row, cell) == -1)
+			if (add_spaces(&t->line, widest - w + 2) == -1 ||
+			    out_buf_add_str(&t->line, cell) == -1)
 				return -1;
 		}
-		if (out_buf_add(&t->row, "\n", 1) == -1 ||
-		    out_buf_write(&t->row, t->fp) == -1)
+		if (out_buf_add(&t->line, "\n", 1) == -1 ||
+		    out_buf_write(&t->line, t->fp) == -1)
 			return -1;
 		head += strlen(head) + 1;
 		cell += strlen(cell) + 1;
 	}
-	t->held.len = 0;
-	t->nheld = 0;
+	stream_on(t);
 	return 0;
 }
 
@@ -348,8 +444,10 @@ text_free(struct out_writer *w)
 	struct text_writer *t = (struct text_writer *)w;
 
 	free(t->width);
+	free(t->scale);
 	out_buf_free(&t->head);
 	out_buf_free(&t->held);
+	out_buf_free(&t->nums);
 	out_buf_free(&t->row);
 	out_buf_free(&t->line);
 	out_buf_free(&t->cell);

@@ -41,6 +41,7 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/platform.h"
+#include "out/out_html.h"
 #include "stream/loss.h"
 #include "markup.h"
 #include "render.h"
@@ -142,6 +143,11 @@ struct render {
 	const struct render_ops *pic_ops;
 	struct render *pic_rd;
 	size_t ncols, max_rows;
+	/*
+	 * Its rows shown, held until its end, when each column's unit is
+	 * chosen from them all (out_scale.h) and the header says it.
+	 */
+	struct out_rows held;
 	int stack_col;			/* the stack column, or -1 */
 	/* Where the open table has a process's pid, image and time. */
 	int pid_col, image_col, time_col, crates_table, crate_col, wall_col;
@@ -175,29 +181,12 @@ struct render {
 	char cell[CELL_MAX];
 };
 
+static int write_rows(struct render *rd);
+
 static void
 put_esc(struct buf *b, const char *s, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		switch (s[i]) {
-		case '&':
-			buf_put(b, "&amp;", 5);
-			break;
-		case '<':
-			buf_put(b, "&lt;", 4);
-			break;
-		case '>':
-			buf_put(b, "&gt;", 4);
-			break;
-		case '"':
-			buf_put(b, "&quot;", 6);
-			break;
-		default:
-			buf_put(b, s + i, 1);
-		}
-	}
+	out_html_text(b, s, len);
 }
 
 static void
@@ -325,6 +314,8 @@ end_table(struct render *rd)
 		rc = rc < 0 ? -1 : 0;
 	}
 	if (rd->tab != NULL) {
+		if (write_rows(rd) != 0)
+			return -1;
 		put_str(&rd->tab->html, "</tbody></table>\n");
 		if (rd->tab->cut > 0) {
 			char note[160];
@@ -433,6 +424,7 @@ static int
 begin_table(struct render *rd, const struct stream_table *t)
 {
 	enum tab tab = tab_of(t);
+	struct out_column cols[STREAM_EVENT_FIELDS_MAX];
 	char title[TITLE_MAX], what[128], covers[160];
 	size_t i;
 	int picture = 0;
@@ -514,24 +506,12 @@ begin_table(struct render *rd, const struct stream_table *t)
 		put_str(&rd->tab->html, " bars");
 	if (strcmp(t->name, "processes") == 0)
 		put_str(&rd->tab->html, " filtered");
-	put_str(&rd->tab->html, "\"><thead><tr>");
-	for (i = 0; i < t->ncols; i++) {
-		put_str(&rd->tab->html, "<th");
-		if (t->cols[i].type != VAL_STR && t->cols[i].type != VAL_GUID)
-			put_str(&rd->tab->html, " class=\"num\"");
-		put_str(&rd->tab->html, ">");
-		put_esc(&rd->tab->html, t->cols[i].name,
-		    strlen(t->cols[i].name));
-		if (*t->cols[i].unit && strstr(t->cols[i].name,
-		    t->cols[i].unit) == NULL) {
-			put_str(&rd->tab->html, " (");
-			put_esc(&rd->tab->html, t->cols[i].unit,
-			    strlen(t->cols[i].unit));
-			put_str(&rd->tab->html, ")");
-		}
-		put_str(&rd->tab->html, "</th>");
-	}
-	put_str(&rd->tab->html, "</tr></thead><tbody>\n");
+	put_str(&rd->tab->html, "\">");
+	for (i = 0; i < t->ncols && i < STREAM_EVENT_FIELDS_MAX; i++)
+		cols[i] = (struct out_column){ t->cols[i].name,
+		    t->cols[i].type, t->cols[i].unit };
+	if (out_rows_begin(&rd->held, cols, i) != 0)
+		return -1;
 	return rd->tab->html.oom ? -1 : 0;
 }
 
@@ -632,25 +612,33 @@ instance_name(const struct render *rd, const struct stream_row *row)
 	return (const char *)rd->inst_names.data + best->name;
 }
 
+/* Holds a row of the open table, or counts it as left out. */
 static int
 table_row(struct render *rd, const struct stream_row *row)
+{
+	if (rd->tab->rows++ >= rd->max_rows) {
+		rd->tab->cut++;
+		return 0;
+	}
+	return out_rows_add(&rd->held, row->cells, row->ncells);
+}
+
+/* Writes a held row of the open table. */
+static void
+write_row(struct render *rd, const struct stream_row *row)
 {
 	struct buf *b = &rd->tab->html;
 	size_t i, len;
 	char num[48];
 	int cut;
-
 	const char *inst = rd->crates_table ? NULL : instance_name(rd, row);
 
-	if (rd->tab->rows++ >= rd->max_rows) {
-		rd->tab->cut++;
-		return 0;
-	}
 	put_str(b, "<tr>");
-	for (i = 0; i < row->ncells && i < rd->ncols; i++) {
+	for (i = 0; i < row->ncells; i++) {
 		const struct value *c = &row->cells[i];
 
-		if ((int)i == rd->image_col && inst != NULL) {
+		if ((int)i == rd->image_col && inst != NULL &&
+		    c->type == VAL_STR) {
 			/* A rustc: its crate and pid, the image in the tip. */
 			put_str(b, "<td title=\"");
 			put_esc(b, c->v.s.ptr, c->v.s.len < TEXT_MAX ?
@@ -674,6 +662,8 @@ table_row(struct render *rd, const struct stream_row *row)
 			put_str(b, "</td>");
 			continue;
 		}
+		if (out_html_figure(b, &rd->held, i, c))
+			continue;
 		len = value_format(c, rd->cell, sizeof(rd->cell));
 		if (len >= sizeof(rd->cell))
 			len = sizeof(rd->cell) - 1;
@@ -685,25 +675,11 @@ table_row(struct render *rd, const struct stream_row *row)
 			    0xc0) == 0x80)
 				len--;
 		}
-		switch (c->type) {
-		case VAL_I64:
-		case VAL_NS:
-			snprintf(num, sizeof(num), "%lld", (long long)c->v.i);
-			break;
-		case VAL_U64:
-		case VAL_HEX:
-		case VAL_UTC:
-		case VAL_BOOL:
+		if (c->type == VAL_HEX || c->type == VAL_UTC ||
+		    c->type == VAL_BOOL) {
+			/* Shown as they are, sorted by their number. */
 			snprintf(num, sizeof(num), "%llu",
 			    (unsigned long long)c->v.u);
-			break;
-		case VAL_F64:
-			snprintf(num, sizeof(num), "%.17g", c->v.f);
-			break;
-		default:
-			num[0] = '\0';
-		}
-		if (num[0] != '\0') {
 			put_str(b, "<td class=\"num\" data-v=\"");
 			put_str(b, num);
 			put_str(b, "\">");
@@ -715,7 +691,22 @@ table_row(struct render *rd, const struct stream_row *row)
 		put_str(b, "</td>");
 	}
 	put_str(b, "</tr>\n");
-	return b->oom ? -1 : 0;
+}
+
+/* The open table's header and rows, now that its units are known. */
+static int
+write_rows(struct render *rd)
+{
+	struct stream_row row = { rd->table, rd->held.ncols, NULL };
+	size_t i;
+
+	out_rows_choose(&rd->held);
+	out_html_head(&rd->tab->html, &rd->held);
+	for (i = 0; i < rd->held.nrows; i++) {
+		row.cells = out_rows_get(&rd->held, i);
+		write_row(rd, &row);
+	}
+	return rd->tab->html.oom ? -1 : 0;
 }
 
 /* Counts a DIAG record in the loss, unless one the same was counted. */
@@ -1027,6 +1018,7 @@ report_close(struct render *rd)
 			fclose(rd->parts[i].fp);
 	}
 	free(rd->parts);
+	out_rows_free(&rd->held);
 	report_summary_free(rd->summary);
 	buf_release(&rd->inst_names);
 	free(rd->inst);

@@ -36,8 +36,9 @@
 /* Field columns a CSV event list gets at most; the rest stay in "fields". */
 #define FIELD_COLUMNS_MAX	4096
 
+/* The time without a unit: a time stamp, shown exactly (out_scale.h). */
 static const struct out_column event_cols[NFIXED] = {
-	{ "time", VAL_NS, "s" }, { "process", VAL_STR, "" },
+	{ "time", VAL_NS, "" }, { "process", VAL_STR, "" },
 	{ "pid", VAL_U64, "" }, { "tid", VAL_U64, "" },
 	{ "cpu", VAL_U64, "" }, { "kind", VAL_STR, "" },
 	{ "provider", VAL_STR, "" }, { "event", VAL_STR, "" },
@@ -57,7 +58,7 @@ struct render {
 	stream_id table;	/* the open table's id and width */
 	size_t ncols;
 	struct value cells[STREAM_EVENT_FIELDS_MAX];
-	/* Percent columns, written with two decimals (but in JSON). */
+	/* Percent columns, written with two decimals in CSV. */
 	unsigned char two_decimals[STREAM_EVENT_FIELDS_MAX];
 	char decimals[STREAM_EVENT_FIELDS_MAX][32];
 	struct buf fields;	/* "name=value; ..." of one event */
@@ -297,7 +298,7 @@ begin_table(struct render *rp, const struct stream_table *t)
 		cols[i].name = t->cols[i].name;
 		cols[i].type = t->cols[i].type;
 		cols[i].unit = t->cols[i].unit;
-		rp->two_decimals[i] = !rp->json && t->cols[i].type == VAL_F64 &&
+		rp->two_decimals[i] = rp->csv && t->cols[i].type == VAL_F64 &&
 		    t->cols[i].unit != NULL && strcmp(t->cols[i].unit, "%") == 0;
 	}
 	return out_table_begin(rp->o, t->name, cols, n);
@@ -314,7 +315,7 @@ write_row(struct render *rp, const struct stream_row *row)
 			rp->cells[i] = row->cells[i];
 		else
 			rp->cells[i].type = VAL_NULL;
-	/* "14.00", not "14": the manual promises two decimals. */
+	/* "14.00", not "14": the manual promises two decimals in CSV. */
 	for (i = 0; i < rp->ncols; i++)
 		if (rp->two_decimals[i] && rp->cells[i].type == VAL_F64 &&
 		    isfinite(rp->cells[i].v.f)) {

@@ -2,7 +2,9 @@
  * report_page.h - what the report's page (render_report.c) carries
  * besides its parts: its style sheet, and its script (tabs, sortable and
  * filterable tables, frames fitted to their pictures, the crates'
- * stacked bars drawn from their cells).  Kept apart so that the
+ * stacked bars drawn from their cells).  The script finds a column by
+ * its name in CSV (the header's data-col), and a cell's figure by its
+ * exact value (data-v): the text shows it scaled.  Kept apart so that the
  * renderer reads as the data path and these as the page's look; data
  * only, included by render_report.c alone.
  */
@@ -104,12 +106,12 @@ static const char report_script[] =
 "    Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {\n"
 "      r.style.display = re.test(r.textContent) ? '' : 'none'; }); });\n"
 "});\n"
-"var noBar = /^(pid|start|instance|start_utc)\\b/;\n"
+"var noBar = /^(pid|start|instance)(_|$)/;\n"
 "document.querySelectorAll('table.bars').forEach(function (t) {\n"
 "  var heads = t.tHead.rows[0].cells;\n"
 "  for (var k = 0; k < heads.length; k++) {\n"
 "    if (!heads[k].classList.contains('num') ||\n"
-"      noBar.test(heads[k].textContent)) continue;\n"
+"      noBar.test(heads[k].getAttribute('data-col'))) continue;\n"
 "    var max = 0;\n"
 "    Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {\n"
 "      var v = +(r.cells[k] && r.cells[k].getAttribute('data-v'));\n"
@@ -130,10 +132,10 @@ static const char report_script[] =
 "}\n"
 "function crateBars(t) {\n"
 "  var heads = Array.prototype.map.call(t.tHead.rows[0].cells,\n"
-"    function (h) { return h.textContent.replace(/ \\(.*\\)$/, ''); });\n"
+"    function (h) { return h.getAttribute('data-col'); });\n"
 "  var kinds = ['running', 'ready', 'waiting'];\n"
-"  var cols = function (end) { return kinds.map(function (k) {\n"
-"    return heads.indexOf(k + '_ns' + end); }); };\n"
+"  var cols = function (role) { return kinds.map(function (k) {\n"
+"    return heads.indexOf(k + role + '_ns'); }); };\n"
 "  var now = cols(''), base = cols('_base');\n"
 "  if (now.indexOf(-1) >= 0) return;\n"
 "  if (base.indexOf(-1) >= 0) base = null;\n"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/platform.h"
+#include "out/out_scale.h"
 #include "markup.h"
 #include "report_summary.h"
 
@@ -18,16 +19,21 @@
 
 /* What makes two traces come from different machines or systems. */
 static const char *const machine_fields[] = {
-	"computer", "os_version", "os_build", "cpus", "cpu_mhz", "memory_mb",
+	"computer", "os_version", "os_build", "cpus", "cpu_mhz", "memory",
 	"pointer_size", NULL
 };
 
 struct report_summary {
-	/* sysconfig: its column names, and each row's cells as text. */
+	/*
+	 * sysconfig: its columns, each row's cells as text (to compare)
+	 * and its figures (to show in a unit a column, out_scale.h).
+	 */
 	stream_id sys_table;
 	size_t ncols;
-	char *names[FIELDS_MAX];
+	char *names[FIELDS_MAX], *units[FIELDS_MAX];
+	enum value_type types[FIELDS_MAX];
 	char *cells[TRACES_MAX][FIELDS_MAX];	/* NULL: empty */
+	struct value figures[TRACES_MAX][FIELDS_MAX];
 	size_t ntraces, more_traces;
 	/* The first diff table with samples: where they are, their sums. */
 	stream_id diff_table;
@@ -48,8 +54,10 @@ report_summary_free(struct report_summary *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->ncols; i++)
+	for (i = 0; i < s->ncols; i++) {
 		free(s->names[i]);
+		free(s->units[i]);
+	}
 	for (i = 0; i < s->ntraces; i++)
 		for (j = 0; j < s->ncols; j++)
 			free(s->cells[i][j]);
@@ -77,10 +85,16 @@ take_table(struct report_summary *s, const struct stream_table *t)
 		s->sys_table = t->id;
 		if (s->ncols > 0)
 			return 0;
-		for (i = 0; i < t->ncols && i < FIELDS_MAX; i++)
-			if ((s->names[s->ncols++] = platform_strndup(t->cols[i].name,
-			    strlen(t->cols[i].name))) == NULL)
+		for (i = 0; i < t->ncols && i < FIELDS_MAX; i++) {
+			const struct stream_column *c = &t->cols[i];
+
+			s->types[s->ncols] = c->type;
+			if ((s->names[s->ncols] = platform_strndup(c->name,
+			    strlen(c->name))) == NULL ||
+			    (s->units[s->ncols++] = platform_strndup(c->unit,
+			    strlen(c->unit))) == NULL)
 				return -1;
+		}
 		return 0;
 	}
 	if (!s->seen_diff && col_of(t, "samples_base") >= 0 &&
@@ -108,6 +122,10 @@ take_row(struct report_summary *s, const struct stream_row *r)
 		for (i = 0; i < s->ncols; i++) {
 			if (r->cells[i].type == VAL_NULL)
 				continue;
+			if (r->cells[i].type != VAL_STR &&
+			    r->cells[i].type != VAL_BYTES &&
+			    r->cells[i].type != VAL_GUID)
+				s->figures[s->ntraces][i] = r->cells[i];
 			len = value_format(&r->cells[i], cell, sizeof(cell));
 			if (len >= sizeof(cell))
 				len = sizeof(cell) - 1;
@@ -187,6 +205,35 @@ write_machine_check(const struct report_summary *s, FILE *fp)
 		    fp);
 }
 
+/* Row i of the machines: its name and unit, a cell a trace. */
+static void
+write_machine_row(const struct report_summary *s, size_t i, FILE *fp)
+{
+	struct out_column col = { s->names[i], s->types[i], s->units[i] };
+	struct out_scale sc;
+	char text[CELL_MAX];
+	size_t t;
+
+	out_scale_init(&sc, &col);
+	for (t = 0; t < s->ntraces; t++)
+		out_scale_see(&sc, &s->figures[t][i]);
+	out_scale_choose(&sc);
+	fputs("<tr><th>", fp);
+	put(fp, out_scale_header(&col, &sc, text, sizeof(text)));
+	fputs("</th>", fp);
+	for (t = 0; t < s->ntraces; t++) {
+		fputs("<td>", fp);
+		if (s->figures[t][i].type != VAL_NULL) {
+			out_scale_format(&sc, &s->figures[t][i], text,
+			    sizeof(text));
+			put(fp, text);
+		} else if (s->cells[t][i] != NULL)
+			put(fp, s->cells[t][i]);
+		fputs("</td>", fp);
+	}
+	fputs("</tr>\n", fp);
+}
+
 static void
 write_machines(const struct report_summary *s, FILE *fp)
 {
@@ -201,18 +248,8 @@ write_machines(const struct report_summary *s, FILE *fp)
 	for (i = 0; i < s->ncols; i++) {
 		for (t = 0; t < s->ntraces && s->cells[t][i] == NULL; t++)
 			;
-		if (t == s->ntraces)
-			continue;	/* empty in every trace */
-		fputs("<tr><th>", fp);
-		put(fp, s->names[i]);
-		fputs("</th>", fp);
-		for (t = 0; t < s->ntraces; t++) {
-			fputs("<td>", fp);
-			if (s->cells[t][i] != NULL)
-				put(fp, s->cells[t][i]);
-			fputs("</td>", fp);
-		}
-		fputs("</tr>\n", fp);
+		if (t < s->ntraces)	/* not empty in every trace */
+			write_machine_row(s, i, fp);
 	}
 	fputs("</table>\n", fp);
 	if (s->more_traces > 0)
@@ -229,9 +266,10 @@ report_summary_write(const struct report_summary *s, FILE *fp)
 		return;
 	fprintf(fp, "<h2>Compared with the baseline</h2>\n<p>CPU samples: "
 	    "%.0f in the baseline, %.0f in this build.  Each table shows a "
-	    "figure X as X_base, X and X_delta; a row of one build only "
+	    "figure X as &ldquo;X base&rdquo;, X and &ldquo;X delta&rdquo; "
+	    "(X_base, X and X_delta in CSV); a row of one build only "
 	    "has the other's figures empty.  A row's change counts as "
-	    "noise (within_noise) when the change in its share of the "
+	    "noise (within noise) when the change in its share of the "
 	    "samples, scaled to this build's total, is at most twice its "
 	    "binomial standard error; with few samples, only large changes "
 	    "are more than noise.</p>\n", s->base_samples, s->new_samples);

@@ -1000,16 +1000,16 @@ static const struct stream_column process_cols[] = {
 	{ "image", VAL_STR, "" }, { "pid", VAL_U64, "" },
 	{ "start_utc", VAL_UTC, "" }, { "start", VAL_NS, "s" },
 	{ "samples", VAL_U64, "" },
-	{ "percent", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
+	{ "share_pct", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
 };
 static const struct stream_column stack_cols[] = {
 	{ "stack", VAL_STR, "" }, { "samples", VAL_U64, "" },
-	{ "percent", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
+	{ "share_pct", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
 };
 static const struct stream_column function_cols[] = {
 	{ "function", VAL_STR, "" }, { "module", VAL_STR, "" },
-	{ "samples", VAL_U64, "" }, { "percent", VAL_F64, "%" },
-	{ "inclusive", VAL_U64, "" }, { "inclusive_percent", VAL_F64, "%" },
+	{ "samples", VAL_U64, "" }, { "share_pct", VAL_F64, "%" },
+	{ "inclusive", VAL_U64, "" }, { "inclusive_share_pct", VAL_F64, "%" },
 	{ "cpu_ms", VAL_F64, "ms" },
 };
 #define NCOLS(a)	(sizeof(a) / sizeof((a)[0]))

@@ -13,6 +13,7 @@
 #include "base/intern.h"
 #include "base/noise.h"
 #include "base/platform.h"
+#include "stream/colname.h"
 #include "view_diff.h"
 
 #define MAX_TABLES	16
@@ -812,8 +813,8 @@ static int
 write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
     struct stream_column *cols, char names[][80], size_t *ncols)
 {
-	static const char *const suffix[] = { "_base", "", "_delta",
-	    "_delta_pct" };
+	static const char *const role[] = { "base", "", "delta",
+	    "delta_pct" };
 	struct stream_table st = { id, t->name, 0, cols };
 	size_t i, k, n = 0;
 
@@ -826,7 +827,12 @@ write_schema(struct stream_writer *w, const struct dtable *t, stream_id id,
 			continue;
 		}
 		for (k = 0; k < (has_pct(c) ? 4 : 3); k++, n++) {
-			snprintf(names[n], 80, "%s%s", c->name, suffix[k]);
+			/* colname.h: "cpu_ms" gives "cpu_base_ms". */
+			if (k == 1)
+				snprintf(names[n], 80, "%s", c->name);
+			else
+				colname_derive(c->name, c->unit, role[k],
+				    names[n], 80);
 			cols[n].name = names[n];
 			cols[n].unit = k == 3 ? "%" : c->unit;
 			cols[n].type = k == 3 ? VAL_F64 : k == 2 ?

@@ -21,7 +21,8 @@
  * Each counted column X (a number that is not part of the key, nor an id
  * or a time) becomes X_base, X, X_delta and X_delta_pct (the change in
  * per cent of X_base; empty when X_base is 0 or absent; none for a
- * column that is itself a share in per cent).  A row of one
+ * column that is itself a share in per cent), named by colname.h's rule:
+ * the unit's word last, "cpu_base_ms" of "cpu_ms".  A row of one
  * side only has the other side's X empty (not 0), its delta taken as
  * from 0, and no per cent. A row of both sides with X empty on one (a figure
  * that run cannot give) has no delta.

@@ -158,7 +158,7 @@ sysconfig_finish(struct view *v, struct stream_writer *w)
 	static const struct stream_column cols[] = {
 		{ "source", VAL_STR, "" }, { "os_version", VAL_STR, "" },
 		{ "os_build", VAL_U64, "" }, { "cpus", VAL_U64, "" },
-		{ "cpu_mhz", VAL_U64, "MHz" }, { "memory_mb", VAL_U64, "MiB" },
+		{ "cpu_mhz", VAL_U64, "MHz" }, { "memory", VAL_U64, "MiB" },
 		{ "computer", VAL_STR, "" }, { "pointer_size", VAL_U64, "bytes" },
 		{ "clock_type", VAL_U64, "" }, { "perf_freq", VAL_U64, "Hz" },
 		{ "start_utc", VAL_UTC, "" }, { "end_utc", VAL_UTC, "" },

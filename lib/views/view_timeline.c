@@ -178,9 +178,9 @@ timeline_record(struct view *v, const struct stream_reader *r,
 
 static const struct stream_column cols[] = {
 	{ "process", VAL_STR, "" }, { "pid", VAL_U64, "" },
-	{ "tid", VAL_U64, "" }, { "thread_start", VAL_NS, "s" },
-	{ "state", VAL_STR, "" }, { "start", VAL_NS, "s" },
-	{ "end", VAL_NS, "s" }, { "duration_ns", VAL_U64, "ns" },
+	{ "tid", VAL_U64, "" }, { "thread_start", VAL_NS, "" },
+	{ "state", VAL_STR, "" }, { "start", VAL_NS, "" },
+	{ "end", VAL_NS, "" }, { "duration_ns", VAL_U64, "ns" },
 	{ "cpu", VAL_U64, "" }, { "out_state", VAL_STR, "" },
 	{ "wait_reason", VAL_STR, "" }, { "readying_tid", VAL_U64, "" },
 	{ "readying_pid", VAL_U64, "" }, { "readying_image", VAL_STR, "" }

@@ -1,16 +1,28 @@
 #!/bin/sh
-# No table names a column twice: every view of etlagg --help, with its
-# defaults and with each key of its --by, alone and under --diff (the
+# The names of every table's columns: every view of etlagg --help, with
+# its defaults and with each key of its --by, alone and under --diff (the
 # views that join: etlagg's --diff, and queries' own), over the sample
 # trace and the sample rustc profile.
-# A name met twice is a column a spreadsheet, DuckDB's read_csv_auto
-# and a JSON Lines reader cannot tell apart (etlagg waits --by reason
-# once wrote "reason,reason").  The header is the CSV's, written for a
-# table even when it has no row, so every table has one here.
+# - No table names a column twice.  A name met twice is a column a
+#   spreadsheet, DuckDB's read_csv_auto and a JSON Lines reader cannot
+#   tell apart (etlagg waits --by reason once wrote "reason,reason").
+#   The header is the CSV's, written for a table even when it has no
+#   row, so every table has one here.
+# - The one rule for units (etl-stream(5), "Column Names"; issue 34): a
+#   unit's word last in a name and nowhere else (cpu_base_ms, never
+#   cpu_ms_base_ms or peak_commit_bytes_base_b), every --diff X_base
+#   with its X, X_delta and X_delta_pct, JSON Lines keys the CSV's (a
+#   time since the start in ns: start_ns for start_s), and the text's
+#   headers the names without their unit word, the unit once in
+#   parentheses (cpu (ms), never cpu_ms (ms)): tests/units.py names.
 
 . "$(dirname "$0")/../testlib.sh"
 
 top=${ETL_TOP:-.}
+if ! command -v python3 >/dev/null; then
+	skip columns "no python3 to read the tables (apt-get install python3)"
+	exit 0
+fi
 etlcat -q -o "$tmp/s.zst" "$top/testdata/sample.etl" 2>/dev/null &&
     etlcat -q -o "$tmp/p.zst" \
     "$top/testdata/selfprofile/tiny-0030637.mm_profdata" 2>/dev/null ||
@@ -23,26 +35,38 @@ diffs=$(etlagg --help | sed -n '/^  --diff base/,/:/p' | tr '\n' ' ' |
 [ -n "$diffs" ] || fail columns-diff-views "etlagg --help names no view for --diff"
 
 # check NAME ARGS...: every CSV header of etlagg ARGS over both inputs
-# names each column once; says the repeated names.
+# names each column once, and the CSV, JSON Lines and text follow the
+# rule for units; says the repeated names and the breaches.
 check() {
 	name=$1
 	shift
-	rm -rf "$tmp/csv" && mkdir "$tmp/csv"
+	seen=0 twice= breach=
 	for in in s p; do
-		etlagg -q "$@" "$tmp/$in.zst" 2>/dev/null |
-		    etlreport -q -f csv -o "$tmp/csv/$in.csv" 2>/dev/null
-	done
-	seen=0 twice=
-	for f in "$tmp"/csv/*.csv; do
-		[ -s "$f" ] || continue
-		seen=$((seen + 1))
-		d=$(head -1 "$f" | csv_lf | tr ',' '\n' | sort | uniq -d | xargs)
-		[ -z "$d" ] || twice="$twice ${f##*/}: $d;"
+		rm -rf "$tmp/t" && mkdir "$tmp/t"
+		etlagg -q "$@" "$tmp/$in.zst" >"$tmp/t/t.zst" 2>/dev/null
+		etlreport -q -f csv -o "$tmp/t/t.csv" "$tmp/t/t.zst" 2>/dev/null
+		etlreport -q -f jsonl -o "$tmp/t/t.jsonl" "$tmp/t/t.zst" \
+		    2>/dev/null
+		etlreport -q -f text -o "$tmp/t/t.txt" "$tmp/t/t.zst" 2>/dev/null
+		for f in "$tmp"/t/*.csv; do
+			[ -s "$f" ] || continue
+			seen=$((seen + 1))
+			d=$(head -1 "$f" | csv_lf | tr ',' '\n' | sort | uniq -d |
+			    xargs)
+			[ -z "$d" ] || twice="$twice $in:${f##*/}: $d;"
+		done
+		[ -f "$tmp/t/t.jsonl" ] || : >"$tmp/t/t.jsonl"
+		[ -f "$tmp/t/t.txt" ] || : >"$tmp/t/t.txt"
+		b=$(python3 "$top/tests/units.py" names "$tmp/t" 2>&1 |
+		    tr '\n' ';')
+		[ -z "$b" ] || breach="$breach $in: $b"
 	done
 	if [ $seen = 0 ]; then
 		fail "$name" "etlagg $* wrote no table"
 	elif [ -n "$twice" ]; then
 		fail "$name" "a column named twice:$twice"
+	elif [ -n "$breach" ]; then
+		fail "$name-units" "$breach"
 	else
 		pass "$name"
 	fi

@@ -73,7 +73,7 @@ table() {
 	etlagg -q $1 "$2" 2>/dev/null | etlreport -q -f csv 2>/dev/null |
 	    tr -d '\r' | awk -F, '
 	NR == 1 { for (i = 1; i <= NF; i++)
-		skip[i] = $i ~ /^percent/ || $i == "tree" || $i == "depth" }
+		skip[i] = $i ~ /share_pct$/ || $i == "tree" || $i == "depth" }
 	{
 		line = ""; n = 0
 		for (i = 1; i <= NF; i++) if (!skip[i])

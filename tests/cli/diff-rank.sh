@@ -100,7 +100,7 @@ crate, factor = sys.argv[1], float(sys.argv[2])
 b, s, bp, sp, d, dp = ([json.loads(l) for l in open(p)]
     for p in sys.argv[3:9])
 def order(t):
-    return [r['crate'] for r in sorted(t, key=lambda r: (r['start'],
+    return [r['crate'] for r in sorted(t, key=lambda r: (r['start_ns'],
         r['crate'], r['instance']))]
 def by_key(t):
     return {(r['crate'], r['instance']): r for r in t}
@@ -118,38 +118,40 @@ for k, x in kb.items():
     elif x['wall_cut'] or y['wall_cut']:
         continue
     elif k[0] == crate:
-        ratio = y['wall'] / x['wall']
+        ratio = y['wall_ns'] / x['wall_ns']
         if abs(ratio - factor) > 0.05 * factor:
             bad.append('%s %.3f times as long' % (k[0], ratio))
-    elif abs(y['wall'] - x['wall']) > 30e6:
-        bad.append('%s %+d ms' % (k[0], (y['wall'] - x['wall']) / 1e6))
+    elif abs(y['wall_ns'] - x['wall_ns']) > 30e6:
+        bad.append('%s %+d ms' % (k[0], (y['wall_ns'] - x['wall_ns']) / 1e6))
 if not any(k[0] == crate and not x['wall_cut'] for k, x in kb.items()):
     bad.append('%s not complete in the baseline: the case proves '
         'nothing' % crate)
 # To the millisecond: the closing rundown's length varies.
-end = lambda t: max(r['trace_end'] for r in t)
+end = lambda t: max(r['trace_end_ns'] for r in t)
 if end(sp) < end(bp) - 1e6:
     bad.append('the slow trace ends %d ms earlier' % ((end(bp) -
         end(sp)) / 1e6))
 print('keeps', ' '.join(bad) or 'yes')
 # The diff: the slow crate first, beyond noise; cut rows last.
 first = d[0]
-print('first', first['crate'], first['cut'], first['score'] is not None
-    and first['score'] > 0)
+print('first', first['crate'], first['cut'], first['score_ns'] is not None
+    and first['score_ns'] > 0)
 def ranked(t):
     seen_cut, last, why = False, None, []
     for r in t:
+        # In the weight's unit: crates' wall in ns, processes' samples.
+        score = r['score_ns'] if 'score_ns' in r else r['score']
         if r['cut']:
             seen_cut = True
-            if r['score'] is not None:
+            if score is not None:
                 why.append('cut row with a score')
         elif seen_cut:
             why.append('%s complete after a cut row' % (r.get('crate') or
                 r.get('image')))
-        elif last is not None and abs(r['score'] or 0) > last:
+        elif last is not None and abs(score or 0) > last:
             why.append('%s out of order' % r.get('crate'))
         else:
-            last = abs(r['score'] or 0)
+            last = abs(score or 0)
     return ' '.join(why[:3]) or 'yes'
 print('ranked', ranked(d))
 print('processes', ranked(dp) if any(r['cut'] for r in dp) else
@@ -176,8 +178,8 @@ python3 - "$tmp/long.jsonl" >"$tmp/out" <<'PY'
 import json, sys
 t = [json.loads(l) for l in open(sys.argv[1])]
 first = t[0]
-bigger = [r['crate'] for r in t if r['cut'] and abs(r['wall_delta'] or
-    0) > abs(first['wall_delta'])]
+bigger = [r['crate'] for r in t if r['cut'] and abs(r['wall_delta_ns'] or
+    0) > abs(first['wall_delta_ns'])]
 print(first['crate'], len(bigger) > 0)
 PY
 check_eq diff-rank-cut-bound-outranked "$(cat "$tmp/out")" "libc True"
@@ -187,7 +189,7 @@ table crates "$tmp/b1.etl" "$tmp/b1.etl" "$tmp/self.jsonl"
 python3 - "$tmp/self.jsonl" >"$tmp/out" <<'PY'
 import json, sys
 t = [json.loads(l) for l in open(sys.argv[1])]
-bad = [r['crate'] for r in t if not r['cut'] and (r['score'] != 0 or
+bad = [r['crate'] for r in t if not r['cut'] and (r['score_ns'] != 0 or
     r['within_noise'] is not True)]
 print(len(t) > 0 and not bad, bad[:3])
 PY

@@ -88,7 +88,7 @@ def keyed(table):
     by = {}
     for i, r in enumerate(table):
         by.setdefault((r['image'], r['crate'] or ''), []).append(
-            (r['start'] or 0, i, r))
+            (r['start_ns'] or 0, i, r))
     out = {}
     for k, rs in by.items():
         for n, (_, _, r) in enumerate(sorted(rs, key=lambda t: t[:2])):

@@ -330,7 +330,7 @@ foreach ($t in Get-ChildItem -Directory -LiteralPath $Dir) {
 $lines = @(Get-Content -LiteralPath (Join-Path $Dir 'events/t.jsonl'))
 $objs = @($lines | ForEach-Object { $_ | ConvertFrom-Json })
 if ($objs.Count -eq $lines.Count -and $objs.Count -gt 0 -and
-    $null -ne $objs[0].time -and $null -ne $objs[0].event) {
+    $null -ne $objs[0].time_ns -and $null -ne $objs[0].event) {
 	Say PASS powershell-json-lines
 } else {
 	Say FAIL powershell-json-lines "$($objs.Count) objects from $($lines.Count) lines"

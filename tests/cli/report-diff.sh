@@ -30,11 +30,15 @@ grep -q '<title>new: rustc build report against old.etl</title>' \
 check_eq report-diff-self-contained \
     "$(grep -c 'href=\|src=\|url(\|@import' "$tmp/d.html")" 0
 
-# The crates table has the baseline's figures and the changes.
+# The crates table has the baseline's figures and the changes: the
+# columns of their names in CSV (data-col), headed for people.
 crates=$(sed -n '/id="tab-crates"/,/<\/section>/p' "$tmp/d.html")
-for col in cpu_ms_base cpu_ms_delta wall_delta peak_commit_bytes_base; do
-	echo "$crates" | grep -q ">$col<\|>$col (" && pass "report-diff-$col" ||
-	    fail "report-diff-$col" "no column $col in the crates tab"
+for col in cpu_base_ms:'cpu base ([^)]*s)' cpu_delta_ms:'cpu delta ([^)]*s)' \
+    wall_delta_s:'wall delta ([^)]*s)' \
+    peak_commit_base_bytes:'peak commit base ([KMG]iB)'; do
+	echo "$crates" | grep -q "data-col=\"${col%%:*}\">${col#*:}<" &&
+	    pass "report-diff-${col%%:*}" || fail "report-diff-${col%%:*}" \
+	    "no column ${col%%:*} headed '${col#*:}' in the crates tab"
 done
 
 # Both builds' samples: those of their processes tables.

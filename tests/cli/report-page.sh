@@ -113,13 +113,13 @@ cat >"$tmp/bars.js" <<'JS'
     d.querySelector('button[data-tab="crates"]').click();
     var t = d.querySelector('#tab-crates table.data');
     var heads = Array.prototype.map.call(t.tHead.rows[0].cells,
-      function (h) { return h.textContent.replace(/ \(.*\)$/, ''); });
+      function (h) { return h.getAttribute('data-col'); });
     var rows = t.tBodies[0].rows;
     var names = d.querySelectorAll('#tab-crates .crate-name');
     var pairs = [], top = [0, 0], worst = 0, order = 0, parts = 0;
     var check = function (bars, end) {
-      var cols = ['running_ns', 'ready_ns', 'waiting_ns'].map(function (n) {
-        return heads.indexOf(n + end); });
+      var cols = ['running', 'ready', 'waiting'].map(function (n) {
+        return heads.indexOf(n + end + '_ns'); });
       for (var i = 0; i < rows.length && i < bars.length; i++) {
         var crate = rows[i].cells[heads.indexOf('crate')].textContent;
         if (names[i].textContent.indexOf(crate + ' (') != 0) order++;
@@ -155,6 +155,74 @@ for page in synth build diff; do
 	    <"$tmp/bars.js"
 	check_eq "report-page-bars-$page" "$(seen bars.html)" \
 	    "$rows bars$base for $rows rows, in order, widths in proportion"
+done
+
+# Units (issue 34, 2): in every table of every tab, a column of times,
+# bytes or per cents (its name in CSV, data-col, ends in ns, ms, s,
+# bytes or pct) is headed by its name without that word and its unit
+# once, in parentheses; its cells show the exact figure (data-v) in that
+# unit, to the decimals shown, all with as many, the largest under 1000
+# of a unit that has a larger one; per cents to one decimal.
+cat >"$tmp/units.js" <<'JS'
+    var own = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, bytes: 1 };
+    var shown = { 'ns': 1, '\u00b5s': 1e3, 'ms': 1e6, 's': 1e9, 'B': 1,
+      'KiB': 1024, 'MiB': 1048576, 'GiB': 1073741824 };
+    var cols = 0, cells = 0, bad = [];
+    d.querySelectorAll('table.data').forEach(function (t) {
+      Array.prototype.forEach.call(t.tHead.rows[0].cells, function (h, k) {
+        var name = h.getAttribute('data-col') || '';
+        var word = name.split('_').pop();
+        if (!(word in own) && word != 'pct') return;
+        var m = /^(.*) \(([^()]*)\)$/.exec(h.textContent);
+        var unit = m && m[2], stem = m ? m[1] : h.textContent;
+        cols++;
+        if (!m || (word == 'pct' ? unit != '%' : !(unit in shown) ||
+            (word == 'bytes') != /B$/.test(unit)) ||
+            /(^| )(ns|us|ms|s|bytes|pct|b|percent)$/.test(stem) ||
+            /_/.test(stem)) {
+          bad.push(name + ' headed ' + h.textContent);
+          return;
+        }
+        var places = {}, big = 0;
+        Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {
+          var c = r.cells[k], v = c && c.getAttribute('data-v');
+          if (v === null || v === undefined || c.textContent === '') return;
+          var text = c.textContent, dec = (text.split('.')[1] || '').length;
+          cells++;
+          if (word == 'pct') {
+            if (!/^-?\d+\.\d$/.test(text) || Math.abs(+text - +v) > 0.0501)
+              bad.push(name + ' ' + text + ' for ' + v);
+            return;
+          }
+          places[dec] = 1;
+          big = Math.max(big, Math.abs(+text));
+          var tol = 0.5 * Math.pow(10, -dec) * shown[unit] * 1.0001;
+          if (Math.abs(+text * shown[unit] - +v * (name.match(/_s$/) &&
+              !/\./.test(v) ? 1 : own[word])) > tol)
+            bad.push(name + ' ' + text + ' ' + unit + ' for ' + v);
+        });
+        if (Object.keys(places).length > 1)
+          bad.push(name + ' with ' + Object.keys(places) + ' decimals');
+        if (big >= 1024 && unit != 's')
+          bad.push(name + ' up to ' + big + ' ' + unit);
+      });
+    });
+    out = cols + ' columns of units, ' + (cells > 0 ? 'cells' : 'no cells') +
+      ' scaled' + (bad.length ? ', ' + bad.length + ' wrong: ' +
+      bad.slice(0, 3).join('; ') : ', none wrong');
+JS
+for page in build diff; do
+	[ -f "$tmp/$page.html" ] || continue
+	test_page units.html $page.html 'width="1300" height="900"' \
+	    <"$tmp/units.js"
+	got=$(seen units.html)
+	case $got in
+	*' columns of units, cells scaled, none wrong')
+		n=${got%% *}
+		[ "$n" -ge 10 ] && pass "report-page-units-$page ($n columns)" ||
+		    fail "report-page-units-$page" "only $got" ;;
+	*)	fail "report-page-units-$page" "$got" ;;
+	esac
 done
 
 # Blank: in each tab, the gaps between what it shows (the content of a

@@ -118,7 +118,7 @@ cat >"$tmp/sort.js" <<'JS'
     d.querySelector('button[data-tab="crates"]').click();
     var t = d.querySelector('#tab-crates table.data');
     var heads = Array.prototype.slice.call(t.tHead.rows[0].cells);
-    var k = heads.map(function (h) { return h.textContent; })
+    var k = heads.map(function (h) { return h.getAttribute('data-col'); })
       .indexOf('cpu_ms');
     heads[k].click();
     var v = Array.prototype.map.call(t.tBodies[0].rows, function (r) {

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "out/out.h"
+#include "out/out_scale.h"
+#include "stream/colname.h"
 #include "harness.h"
 
 static FILE *mem;
@@ -179,7 +181,7 @@ test_csv_units_and_dates(void)
 	static const struct out_column cols[] = {
 		{ "start", VAL_NS, "s" }, { "cpu_ms", VAL_F64, "ms" },
 		{ "self", VAL_I64, "ns" }, { "share", VAL_F64, "%" },
-		{ "memory_mb", VAL_U64, "MiB" }, { "freq", VAL_U64, "Hz" },
+		{ "memory", VAL_U64, "MiB" }, { "freq", VAL_U64, "Hz" },
 		{ "bytes", VAL_U64, "bytes" }, { "end", VAL_NS, "" },
 		{ "start_utc", VAL_UTC, "" }, { "exit_status", VAL_I64, "" },
 	};
@@ -197,12 +199,104 @@ test_csv_units_and_dates(void)
 	REQUIRE(o != NULL);
 	CHECK_EQ_INT(put_table(o, "t", cols, 10, cells, 1), 0);
 	CHECK_EQ_STR(close_mem(o),
-	    "start_s,cpu_ms,self_ns,share_pct,memory_mb,freq_hz,bytes,end_s,"
+	    "start_s,cpu_ms,self_ns,share_pct,memory_mib,freq_hz,bytes,end_s,"
 	    "start_utc,exit_status\r\n"
 	    "1.500000000,2.5,7,12.5,3,10,1,0.000000000,"
 	    "2024-11-20 09:14:07.123,0\r\n");
 	CHECK_EQ_STR(out_csv_header(&cols[3], buf, sizeof(buf)), "share_pct");
 	CHECK_EQ_STR(out_csv_header(&cols[1], buf, 4), "cpu");
+}
+
+/*
+ * One rule for units in names (colname.h): the unit's word last, and
+ * nowhere else; a derived column puts its role before it.
+ */
+static void
+test_column_names(void)
+{
+	static const struct {
+		const char *name, *unit, *role, *want;
+	} derived[] = {
+		{ "cpu_ms", "ms", "base", "cpu_base_ms" },
+		{ "cpu_ms", "ms", "delta", "cpu_delta_ms" },
+		{ "cpu_ms", "ms", "delta_pct", "cpu_delta_pct" },
+		{ "running_ns", "ns", "base", "running_base_ns" },
+		{ "peak_commit_bytes", "B", "base", "peak_commit_base_bytes" },
+		{ "peak_commit_bytes", "B", "delta",
+		    "peak_commit_delta_bytes" },
+		{ "share_pct", "%", "base", "share_base_pct" },
+		{ "wall", "s", "base", "wall_base" },
+		{ "count", "events", "base", "count_base" },
+		{ "samples", "", "delta_pct", "samples_delta_pct" },
+		{ "ns", "ns", "base", "base_ns" },
+		/* A name that only looks like its unit's: "bytes" of B. */
+		{ "lost_b", "B", "base", "lost_b_base" },
+	};
+	static const struct {
+		const char *name;
+		enum value_type type;
+		const char *unit, *csv, *jsonl;
+	} heads[] = {
+		{ "wall_base", VAL_NS, "s", "wall_base_s", "wall_base_ns" },
+		{ "time", VAL_NS, "", "time_s", "time_ns" },
+		{ "cpu_base_ms", VAL_F64, "ms", "cpu_base_ms", "cpu_base_ms" },
+		{ "count_base", VAL_U64, "events", "count_base_events",
+		    "count_base_events" },
+		{ "peak_commit", VAL_U64, "B", "peak_commit_bytes",
+		    "peak_commit_bytes" },
+		{ "t", VAL_I64, "\xc2\xb5s", "t_us", "t_us" },
+		{ "pid", VAL_U64, "", "pid", "pid" },
+		{ "ns", VAL_U64, "ns", "ns", "ns" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		CHECK_EQ_STR(colname_derive(derived[i].name, derived[i].unit,
+		    derived[i].role, buf, sizeof(buf)), derived[i].want);
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		CHECK_EQ_STR(colname_header(heads[i].name, heads[i].type,
+		    heads[i].unit, "s", buf, sizeof(buf)), heads[i].csv);
+		CHECK_EQ_STR(colname_header(heads[i].name, heads[i].type,
+		    heads[i].unit, "ns", buf, sizeof(buf)), heads[i].jsonl);
+	}
+}
+
+/* A column's cells in one unit, its largest to 4 digits; the header's. */
+static void
+test_text_scaled(void)
+{
+	static const struct out_column cols[] = {
+		{ "running_ns", VAL_U64, "ns" },
+		{ "peak_commit_bytes", VAL_U64, "B" },
+		{ "wall", VAL_NS, "s" }, { "cpu_ms", VAL_F64, "ms" },
+		{ "delta_pct", VAL_F64, "%" }, { "small_ns", VAL_U64, "ns" },
+		{ "when", VAL_NS, "" }, { "count", VAL_U64, "events" },
+	};
+	struct value cells[] = {
+		u64(VAL_U64, 783620200), u64(VAL_U64, 21823488),
+		i64(VAL_NS, 42894078000), f64(0.25), f64(167.0145701640273),
+		u64(VAL_U64, 999), i64(VAL_NS, 42894078100),
+		u64(VAL_U64, 123456),
+
+		u64(VAL_U64, 50000000), u64(VAL_U64, 524288),
+		i64(VAL_NS, -2000000000), f64(2.5), f64(-0.04),
+		u64(VAL_U64, 0), i64(VAL_NS, 100), null,
+	};
+	struct out *o = open_mem("text");
+
+	REQUIRE(o != NULL);
+	CHECK_EQ_INT(put_table(o, "t", cols, 8, cells, 2), 0);
+	CHECK_EQ_STR(close_mem(o),
+	    "t\n"
+	    "running (ms)  peak commit (MiB)  wall (s)  cpu (ms)  delta (%)"
+	    "  small (ns)      when (s)  count (events)\n"
+	    "------------  -----------------  --------  --------  ---------"
+	    "  ----------  ------------  --------------\n"
+	    "       783.6              20.81     42.89     0.250      167.0"
+	    "         999  42.894078100          123456\n"
+	    "        50.0               0.50     -2.00     2.500        0.0"
+	    "           0   0.000000100\n");
 }
 
 /* A record column: a nested object in JSON, "x[N]" fields an array. */
@@ -271,21 +365,24 @@ test_text_alignment(void)
 		{ "name", VAL_STR, "" },
 		{ "count", VAL_U64, NULL },
 		{ "dur", VAL_NS, "s" },
+		{ "at", VAL_NS, "" },
 	};
 	struct value cells[] = {
 		str("caf\xc3\xa9"), u64(VAL_U64, 3), i64(VAL_NS, 1500000000),
-		str("x"), u64(VAL_U64, 12345), i64(VAL_NS, -1),
-		null, null, null,
+		i64(VAL_NS, 1500000000),
+		str("x"), u64(VAL_U64, 12345), i64(VAL_NS, -1), i64(VAL_NS, -1),
+		null, null, null, null,
 	};
 	struct out *o = open_mem("text");
 
 	REQUIRE(o != NULL);
-	CHECK_EQ_INT(put_table(o, "", cols, 3, cells, 3), 0);
+	CHECK_EQ_INT(put_table(o, "", cols, 4, cells, 3), 0);
+	/* A figure scaled, never "-0.000"; a time stamp exact. */
 	CHECK_EQ_STR(close_mem(o),
-	    "name  count       dur (s)\n"
-	    "----  -----  ------------\n"
-	    "caf\xc3\xa9      3   1.500000000\n"
-	    "x     12345  -0.000000001\n"
+	    "name  count  dur (s)        at (s)\n"
+	    "----  -----  -------  ------------\n"
+	    "caf\xc3\xa9      3    1.500   1.500000000\n"
+	    "x     12345    0.000  -0.000000001\n"
 	    "\n");
 }
 
@@ -374,7 +471,7 @@ test_text_one_row(void)
 	    "sysconfig\n"
 	    "source          a.etl\n"
 	    "cpus            4\n"
-	    "perf_freq (Hz)  10000000\n"
+	    "perf freq (Hz)  10000000\n"
 	    "computer\n"
 	    "note            x\\ty\n");
 }
@@ -413,6 +510,39 @@ test_text_streaming(void)
 	text = close_mem(o);
 	REQUIRE(text != NULL);
 	CHECK(strncmp(text, "  id  s\n----  --\n   0  ab\n", 26) == 0);
+	REQUIRE(mem_len >= sizeof(want) - 1);
+	CHECK_EQ_STR(text + mem_len - (sizeof(want) - 1), want);
+}
+
+/*
+ * A long table's units are those of its first OUT_TEXT_ROWS rows: a
+ * larger figure after them has more digits in the same unit.
+ */
+static void
+test_text_streaming_units(void)
+{
+	static const struct out_column cols[] = {
+		{ "running_ns", VAL_U64, "ns" },
+	};
+	static const char want[] = "       4.096\n    5000.000\n";
+	struct value cell;
+	const char *text;
+	struct out *o = open_mem("text");
+	uint64_t i;
+
+	REQUIRE(o != NULL);
+	REQUIRE(out_table_begin(o, "", cols, 1) == 0);
+	for (i = 0; i < OUT_TEXT_ROWS; i++) {
+		cell = u64(VAL_U64, (i + 1) * 1000);
+		CHECK_EQ_INT(out_table_row(o, &cell), 0);
+	}
+	cell = u64(VAL_U64, 5000000000);
+	CHECK_EQ_INT(out_table_row(o, &cell), 0);
+	CHECK_EQ_INT(out_table_end(o), 0);
+	text = close_mem(o);
+	REQUIRE(text != NULL);
+	CHECK(strncmp(text, "running (ms)\n------------\n       0.001\n",
+	    39) == 0);
 	REQUIRE(mem_len >= sizeof(want) - 1);
 	CHECK_EQ_STR(text + mem_len - (sizeof(want) - 1), want);
 }
@@ -471,14 +601,14 @@ test_jsonl_types(void)
 	CHECK_EQ_INT(put_table(o, "events", cols, 10, cells, 3), 0);
 	CHECK_EQ_STR(close_mem(o),
 	    "{\"n\":null,\"i\":-5,\"u\":18446744073709551615,\"f\":0.5,"
-	    "\"h\":\"0x1f\",\"t\":-1500,\"d\":\"1970-01-01T00:00:00.0000000Z\","
+	    "\"h\":\"0x1f\",\"t_ns\":-1500,\"d\":\"1970-01-01T00:00:00.0000000Z\","
 	    "\"g\":\"0ad614c4-0ef4-4225-8a0b-0123456789ab\",\"b\":\"01ab\","
 	    "\"ok\":true}\n"
 	    "{\"n\":null,\"i\":-9223372036854775808,\"u\":0,\"f\":null,"
-	    "\"h\":\"0x0\",\"t\":0,\"d\":\"\",\"g\":null,\"b\":\"\","
+	    "\"h\":\"0x0\",\"t_ns\":0,\"d\":\"\",\"g\":null,\"b\":\"\","
 	    "\"ok\":false}\n"
 	    "{\"n\":null,\"i\":null,\"u\":null,\"f\":null,\"h\":null,"
-	    "\"t\":null,\"d\":null,\"g\":null,\"b\":null,\"ok\":1e-07}\n");
+	    "\"t_ns\":null,\"d\":null,\"g\":null,\"b\":null,\"ok\":1e-07}\n");
 }
 
 static void
@@ -617,6 +747,8 @@ main(void)
 	RUN(test_csv_formula_cells);
 	RUN(test_csv_header_and_tables);
 	RUN(test_csv_units_and_dates);
+	RUN(test_column_names);
+	RUN(test_text_scaled);
 	RUN(test_jsonl_record);
 	RUN(test_text_alignment);
 	RUN(test_text_no_trailing_spaces);
@@ -624,6 +756,7 @@ main(void)
 	RUN(test_text_control_chars);
 	RUN(test_text_one_row);
 	RUN(test_text_streaming);
+	RUN(test_text_streaming_units);
 	RUN(test_copies);
 	RUN(test_jsonl_types);
 	RUN(test_jsonl_escaping);
