@@ -405,18 +405,18 @@ on_wait(void *ctx, const struct queryjoin_wait *w)
 static const struct stream_column query_cols[] = {
 	{ "process", VAL_STR, "" }, { "pid", VAL_U64, "" },
 	{ "query", VAL_STR, "" }, { "samples", VAL_U64, "" },
-	{ "percent", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
+	{ "share_pct", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
 };
 static const struct stream_column function_cols[] = {
 	{ "process", VAL_STR, "" }, { "pid", VAL_U64, "" },
 	{ "query", VAL_STR, "" }, { "function", VAL_STR, "" },
 	{ "module", VAL_STR, "" }, { "samples", VAL_U64, "" },
-	{ "percent", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
+	{ "share_pct", VAL_F64, "%" }, { "cpu_ms", VAL_F64, "ms" },
 };
 static const struct stream_column stack_cols[] = {
 	{ "process", VAL_STR, "" }, { "pid", VAL_U64, "" },
 	{ "query", VAL_STR, "" }, { "stack", VAL_STR, "" },
-	{ "samples", VAL_U64, "" }, { "percent", VAL_F64, "%" },
+	{ "samples", VAL_U64, "" }, { "share_pct", VAL_F64, "%" },
 	{ "cpu_ms", VAL_F64, "ms" },
 };
 static const struct stream_column waits_cols[] = {
