@@ -59,6 +59,25 @@ size_t value_format(const struct value *val, char *buf, size_t cap);
  */
 double value_number(const struct value *val);
 
+/* Cells made in one expression: a number, or text of `len` bytes. */
+static inline struct value
+value_u64(uint64_t u)
+{
+	return (struct value){ .type = VAL_U64, .v.u = u };
+}
+
+static inline struct value
+value_f64(double f)
+{
+	return (struct value){ .type = VAL_F64, .v.f = f };
+}
+
+static inline struct value
+value_str(const char *s, size_t len)
+{
+	return (struct value){ .type = VAL_STR, .v.s = { s, len } };
+}
+
 /* Formats a 16-byte Windows GUID as 8-4-4-4-12 lower-case hex into buf[37]. */
 void value_format_guid(const unsigned char guid[16], char buf[37]);
 

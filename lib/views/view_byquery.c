@@ -476,24 +476,6 @@ cmp_rows(const void *pa, const void *pb)
 	return la < lb ? -1 : la > lb;
 }
 
-static struct value
-str_value(const char *s, size_t len)
-{
-	return (struct value){ .type = VAL_STR, .v.s = { s, len } };
-}
-
-static struct value
-u64_value(uint64_t u)
-{
-	return (struct value){ .type = VAL_U64, .v.u = u };
-}
-
-static struct value
-f64_value(double f)
-{
-	return (struct value){ .type = VAL_F64, .v.f = f };
-}
-
 static size_t
 row_cells(const struct view *v, uint32_t id, struct value *c)
 {
@@ -505,30 +487,30 @@ row_cells(const struct view *v, uint32_t id, struct value *c)
 	size_t n = 0, len;
 
 	queryjoin_instance(v->qj, k->instance, &in);
-	c[n++] = str_value(in.label, strlen(in.label));
-	c[n++] = u64_value(in.pid);
+	c[n++] = value_str(in.label, strlen(in.label));
+	c[n++] = value_u64(in.pid);
 	if (k->label != 0) {
 		t = queryjoin_label(v->qj, k->label, &len);
-		c[n++] = str_value(t, len);
+		c[n++] = value_str(t, len);
 	} else
-		c[n++] = str_value(NO_QUERY, strlen(NO_QUERY));
+		c[n++] = value_str(NO_QUERY, strlen(NO_QUERY));
 	if (v->waits) {
-		c[n++] = u64_value(s->count);
-		c[n++] = u64_value(s->max_ns);
-		c[n] = s->readied ? u64_value(s->rtid) :
+		c[n++] = value_u64(s->count);
+		c[n++] = value_u64(s->max_ns);
+		c[n] = s->readied ? value_u64(s->rtid) :
 		    (struct value){ .type = VAL_NULL };
 		n++;
 		c[n] = s->readied && s->rpid != UINT32_MAX ?
-		    u64_value(s->rpid) : (struct value){ .type = VAL_NULL };
+		    value_u64(s->rpid) : (struct value){ .type = VAL_NULL };
 		n++;
-		c[n++] = u64_value(s->waiting_ns);
-		c[n++] = u64_value(s->ready_ns);
-		c[n++] = u64_value(s->waiting_ns + s->ready_ns);
+		c[n++] = value_u64(s->waiting_ns);
+		c[n++] = value_u64(s->ready_ns);
+		c[n++] = value_u64(s->waiting_ns + s->ready_ns);
 		return n;
 	}
 	if (v->by != BY_QUERY) {
 		t = k->text ? intern_key(&v->texts, k->text, &len) : "";
-		c[n++] = str_value(t, k->text ? len : 0);
+		c[n++] = value_str(t, k->text ? len : 0);
 	}
 	if (v->by == BY_FUNCTION) {
 		uint32_t m = k->text < v->module_cap ? v->text_module[k->text] :
@@ -537,14 +519,14 @@ row_cells(const struct view *v, uint32_t id, struct value *c)
 		c[n] = (struct value){ .type = VAL_NULL };
 		if (m != 0) {
 			t = intern_key(&v->texts, m, &len);
-			c[n] = str_value(t, len);
+			c[n] = value_str(t, len);
 		}
 		n++;
 	}
-	c[n++] = u64_value(s->samples);
-	c[n++] = f64_value(total ? round(10000.0 * (double)s->samples /
+	c[n++] = value_u64(s->samples);
+	c[n++] = value_f64(total ? round(10000.0 * (double)s->samples /
 	    (double)total) / 100 : 0);
-	c[n++] = f64_value((double)s->samples *
+	c[n++] = value_f64((double)s->samples *
 	    (double)proctab_interval_ns(v->pt) / 1e6);
 	return n;
 }

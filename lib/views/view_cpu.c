@@ -893,25 +893,13 @@ cmp_rows(const void *pa, const void *pb)
 	}
 }
 
-static struct value
-u64_value(uint64_t u)
-{
-	return (struct value){ .type = VAL_U64, .v.u = u };
-}
-
-static struct value
-f64_value(double f)
-{
-	return (struct value){ .type = VAL_F64, .v.f = f };
-}
-
 /* A share in percent, to two decimals: the counts beside it are exact. */
 static struct value
 percent(uint64_t part, uint64_t total)
 {
 	if (total == 0)
-		return f64_value(0);
-	return f64_value(round(10000.0 * (double)part / (double)total) / 100);
+		return value_f64(0);
+	return value_f64(round(10000.0 * (double)part / (double)total) / 100);
 }
 
 /* The frames of a path joined by ';'. */
@@ -959,22 +947,22 @@ row_cells(const struct view *v, const struct out_row *row, uint64_t total,
 		cells[n].v.s.ptr = proctab_str(v->pt, p->image,
 		    &cells[n].v.s.len);
 		n++;
-		cells[n++] = u64_value(p->pid);
+		cells[n++] = value_u64(p->pid);
 		cells[n] = (struct value){ .type = p->start_utc ? VAL_UTC :
 		    VAL_NULL, .v.u = p->start_utc };
 		n++;
 		cells[n] = (struct value){ .type = p->start_ns !=
 		    PROCTAB_NO_TIME ? VAL_NS : VAL_NULL, .v.i = p->start_ns };
 		n++;
-		cells[n++] = u64_value(p->samples);
+		cells[n++] = value_u64(p->samples);
 		cells[n++] = percent(p->samples, total);
-		cells[n++] = f64_value((double)p->cpu_ns / 1e6);
+		cells[n++] = value_f64((double)p->cpu_ns / 1e6);
 		return n;
 	case BY_STACK:
 		cells[n++] = joined(v, row->id, b);
-		cells[n++] = u64_value(row->samples);
+		cells[n++] = value_u64(row->samples);
 		cells[n++] = percent(row->samples, total);
-		cells[n++] = f64_value((double)((const struct weight *)
+		cells[n++] = value_f64((double)((const struct weight *)
 		    v->path_weights.data)[row->id - 1].ns / 1e6);
 		return n;
 	default:
@@ -988,11 +976,11 @@ row_cells(const struct view *v, const struct out_row *row, uint64_t total,
 		cells[n++] = t->module != 0 ?
 		    key_value(&v->modules, t->module) :
 		    (struct value){ .type = VAL_NULL };
-	cells[n++] = u64_value(t->self);
+	cells[n++] = value_u64(t->self);
 	cells[n++] = percent(t->self, total);
-	cells[n++] = u64_value(t->inclusive);
+	cells[n++] = value_u64(t->inclusive);
 	cells[n++] = percent(t->inclusive, total);
-	cells[n++] = f64_value((double)t->ns / 1e6);
+	cells[n++] = value_f64((double)t->ns / 1e6);
 	return n;
 }
 
