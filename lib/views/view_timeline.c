@@ -76,6 +76,7 @@ struct view {
 	int64_t from, to, bucket;	/* the window, --bucket in ns */
 	int64_t last_ns;		/* the section's last event */
 	int64_t next_step;		/* the next commit step; 0: none yet */
+	int commit;			/* --commit: its rows wanted */
 	struct idmap open;		/* kind << 32 | id -> its open life */
 	struct idmap cur;		/* tid -> its last samples row + 1 */
 	struct scope *sc;
@@ -249,6 +250,17 @@ life_end(struct view *v, enum row_kind kind, uint32_t id, int64_t at)
 	idmap_del(&v->open, key);
 }
 
+/* The window: --from and --to, narrowed by a filter's upstream. */
+static void
+window(const struct view *v, int64_t *from, int64_t *to)
+{
+	int64_t f, t;
+
+	scope_window(v->sc, &f, &t);
+	*from = f > v->from ? f : v->from;
+	*to = t < v->to ? t : v->to;
+}
+
 /* A sample in the window: counted in its thread's bucket. */
 static void
 on_sample(struct view *v, const struct stream_reader *r,
@@ -257,9 +269,11 @@ on_sample(struct view *v, const struct stream_reader *r,
 	int64_t b = ev->h.ts - floor_mod(ev->h.ts, v->bucket);
 	const struct stream_process *def;
 	struct extra_row *x = NULL;
+	int64_t from, to;
 	uint32_t i;
 
-	if (ev->h.tid == 0 || ev->h.ts < v->from || ev->h.ts >= v->to ||
+	window(v, &from, &to);
+	if (ev->h.tid == 0 || ev->h.ts < from || ev->h.ts >= to ||
 	    !sched_picked(&v->pick, ev->h.tid))
 		return;
 	if (idmap_get(&v->cur, ev->h.tid, &i) && v->xr[i].from == b &&
@@ -310,12 +324,14 @@ on_commit(void *ctx, stream_id proc, uint32_t pid, uint64_t bytes)
 static int
 commit_steps(struct view *v, int64_t ns)
 {
-	int64_t k, end = ns < v->to ? ns : v->to;
+	int64_t k, from, to, end;
 
+	window(v, &from, &to);
+	end = ns < to ? ns : to;
 	if (v->next_step == 0)
 		v->next_step = v->bucket;
-	while (v->next_step < ns && v->next_step <= v->to) {
-		if (v->next_step >= v->from &&
+	while (v->next_step < ns && v->next_step <= to) {
+		if (v->next_step >= from &&
 		    commitcurve_each(v->cc, on_commit, v) != 0)
 			return -1;
 		k = (end - v->next_step) / v->bucket;
@@ -332,7 +348,7 @@ extra_event(struct view *v, const struct stream_reader *r,
 {
 	if (ev->h.ts > v->last_ns)
 		v->last_ns = ev->h.ts;
-	if (commit_steps(v, ev->h.ts) != 0)
+	if (v->commit && commit_steps(v, ev->h.ts) != 0)
 		return -1;
 	if (ev->h.kind == EV_SAMPLE)
 		on_sample(v, r, ev);
@@ -355,12 +371,19 @@ extra_close(struct view *v, const struct stream_reader *r)
 	const char *label;
 	size_t i, len;
 
+	int64_t from, to;
+
+	window(v, &from, &to);
 	for (i = v->xnamed; i < v->nx; i++) {
 		struct extra_row *x = &v->xr[i];
 
 		if (x->open) {
 			x->to = v->last_ns;
 			x->open = 0;
+		}
+		if (x->kind == K_PROCESS || x->kind == K_THREAD) {
+			x->from = x->from > from ? x->from : from;
+			x->to = x->to < to ? x->to : to;
 		}
 		label = proclabels_get(&v->labels, x->label, &len);
 		x->label = intern_add(&v->texts, label, len, NULL);
@@ -410,6 +433,9 @@ extra_record(struct view *v, const struct stream_reader *r,
 			return -1;
 		break;
 	case REC_END:
+		/* The source's last event, the same behind a filter. */
+		if (rec->u.end.end_ns > 0 && rec->u.end.end_ns <= INT64_MAX)
+			v->last_ns = (int64_t)rec->u.end.end_ns;
 		extra_close(v, r);
 		break;
 	default:
@@ -422,6 +448,7 @@ extra_record(struct view *v, const struct stream_reader *r,
 #define OPT_BUCKET	'B'
 static const struct option longopts[] = {
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
+	{ "commit", no_argument, NULL, 'C' },
 	{ "from", required_argument, NULL, SCHED_OPT_FROM },
 	{ "tid", required_argument, NULL, SCHED_OPT_TID },
 	{ "to", required_argument, NULL, SCHED_OPT_TO },
@@ -446,6 +473,11 @@ take_bucket(struct view *v, int argc, char *argv[], char **rest,
 	v->bucket = BUCKET_NS_DEFAULT;
 	for (i = 0; i < argc; i++) {
 		arg = NULL;
+		if (i > 0 && strcmp(argv[i], "--commit") == 0) {
+			v->commit = 1;
+			(*removed)++;
+			continue;
+		}
 		if (i > 0 && strcmp(argv[i], "--bucket") == 0 && i + 1 < argc)
 			arg = argv[++i];
 		else if (i > 0 && strncmp(argv[i], "--bucket=", 9) == 0)
@@ -684,7 +716,7 @@ const struct view_ops view_timeline_ops = {
 	.needs_kind = EV_CSWITCH,
 	.needs = "the trace has no CSwitch events, so no thread states; "
 	    "the RustcWaits profile of pipelines/rustc.wprp records them",
-	.usage = "[--bucket ms] [--from seconds] [--to seconds] [--tid list]",
+	.usage = "[--bucket ms] [--commit] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "each thread's running, ready and waiting spans in time "
 	    "order, as WPA's CPU Usage (Precise) timeline",
 	.options = longopts,

@@ -18,7 +18,7 @@ sums() {
 	    tr -d '\r' | awk -F, '
 	function ns(x) { if (x == "") return 0; gsub(/\./, "", x)
 		sub(/^0+/, "", x); return x == "" ? 0 : x }
-	NR == 1 { next }
+	NR == 1 || $15 != "state" { next }
 	{ k = $3 " " $2 " " ns($4); r[k] += 0; q[k] += 0; w[k] += 0
 	  if ($5 == "running") r[k] += $8
 	  else if ($5 == "ready") q[k] += $8
@@ -55,7 +55,7 @@ check() {
 	etlagg -q timeline "$@" "$s" 2>/dev/null | etlreport -q -f csv |
 	    tr -d '\r' | awk -F, '
 	function ns(x) { gsub(/\./, "", x); sub(/^0+/, "", x); return x + 0 }
-	NR == 1 { next }
+	NR == 1 || $15 != "state" { next }
 	{ k = $3 " " $4
 	  if (k == last && ns($6) < end) { print "overlap: " $0; exit }
 	  if ($5 == "waiting" && $9 != "") { print "waiting on a cpu: " $0; exit }
@@ -86,7 +86,7 @@ else
 	fail "timeline --rustc" "a row the whole trace does not give: $extra"
 fi
 # The waiting spans of the sample name their reasons and readiers.
-n=$(awk -F, '$5 == "waiting" && $11 != "" && $12 != ""' \
+n=$(awk -F, '$15 == "state" && $5 == "waiting" && $11 != "" && $12 != ""' \
     "$tmp/whole.rows" | wc -l)
 if [ "$n" -gt 0 ]; then
 	pass "timeline: $n waiting spans with a reason and a readying thread"
@@ -99,10 +99,10 @@ fi
 if command -v node >/dev/null; then
 	etlagg -q timeline "$tmp/sample.st" | etlreport -q -f chrome \
 	    >"$tmp/tl.json"
-	rows=$(wc -l <"$tmp/whole.rows")
+	rows=$(awk -F, '$15 == "state"' "$tmp/whole.rows" | wc -l)
 	got=$(node -e '
 	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
-	const x = a.filter(e => e.ph === "X");
+	const x = a.filter(e => e.ph === "X" && e.cat !== "lifetime");
 	const bad = x.find(e => !["running", "ready", "waiting"].includes(
 	    e.name) || e.cat !== "thread state" || !Number.isInteger(e.ts) ||
 	    !Number.isInteger(e.dur) || e.dur < 0 || !e.pid || !e.tid);
