@@ -17,12 +17,12 @@
 #include "base/buf.h"
 #include "base/intern.h"
 #include "base/idmap.h"
-#include "model/commitcurve.h"
 #include "model/model.h"
 #include "model/proclabel.h"
 #include "model/samplepath.h"
 #include "model/sched.h"
 #include "model/scope.h"
+#include "model/vmem_map.h"
 #include "stream/frames.h"
 #include "view.h"
 
@@ -254,11 +254,9 @@ life_end(struct view *v, enum row_kind kind, uint32_t id, int64_t at)
 static void
 window(const struct view *v, int64_t *from, int64_t *to)
 {
-	int64_t f, t;
-
-	scope_window(v->sc, &f, &t);
-	*from = f > v->from ? f : v->from;
-	*to = t < v->to ? t : v->to;
+	*from = v->from;
+	*to = v->to;
+	scope_window(v->sc, from, to);
 }
 
 /* A sample in the window: counted in its thread's bucket. */
@@ -276,11 +274,13 @@ on_sample(struct view *v, const struct stream_reader *r,
 	if (ev->h.tid == 0 || ev->h.ts < from || ev->h.ts >= to ||
 	    !sched_picked(&v->pick, ev->h.tid))
 		return;
+	def = stream_process_by_pid(r, ev->h.pid);
+	/* A bucket a row per life of the thread's process. */
 	if (idmap_get(&v->cur, ev->h.tid, &i) && v->xr[i].from == b &&
-	    v->xr[i].pid == ev->h.pid)
+	    v->xr[i].pid == ev->h.pid &&
+	    v->xr[i].def == (def != NULL ? def->id : 0))
 		x = &v->xr[i];
 	if (x == NULL) {
-		def = stream_process_by_pid(r, ev->h.pid);
 		if (!scope_keeps(v->sc, def != NULL ? def->id : 0, ev->h.pid) ||
 		    (x = extra_add(v, K_SAMPLES, ev->h.pid, ev->h.tid, b,
 		    b + v->bucket)) == NULL)
@@ -719,6 +719,7 @@ const struct view_ops view_timeline_ops = {
 	.usage = "[--bucket ms] [--commit] [--from seconds] [--to seconds] [--tid list]",
 	.summary = "each thread's running, ready and waiting spans in time "
 	    "order, as WPA's CPU Usage (Precise) timeline",
+	.reader_flags = STREAM_KEEP_STACKS,	/* the samples' stacks */
 	.options = longopts,
 	.tables = tables,
 	.create = timeline_create,

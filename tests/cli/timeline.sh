@@ -118,6 +118,52 @@ else
 	skip "timeline -f chrome" "no node (apt-get install nodejs)"
 fi
 
+# The other rows: lifetimes and samples by default, commit with
+# --commit, at the instants and with the bytes vmem --timeline gives.
+etlagg -q timeline --commit "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' >"$tmp/kinds.csv"
+for k in process thread samples commit; do
+	n=$(awk -F, -v k="$k" '$15 == k' "$tmp/kinds.csv" | wc -l)
+	if [ "$n" -gt 0 ]; then
+		pass "timeline: $n rows of kind $k"
+	else
+		fail "timeline: kind $k" "no row"
+	fi
+done
+awk -F, '$15 == "commit" { print $6 "," $2 "," $18 }' "$tmp/kinds.csv" |
+    LC_ALL=C sort >"$tmp/tc"
+etlagg -q vmem --timeline --step 10 "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' | awk -F, 'NR > 1 { print $1 "," $3 "," $5 }' |
+    LC_ALL=C sort >"$tmp/vc"
+extra=$(LC_ALL=C comm -23 "$tmp/tc" "$tmp/vc" | head -1)
+if [ -s "$tmp/tc" ] && [ -z "$extra" ]; then
+	pass "timeline --commit: the bytes of vmem --timeline at its instants"
+else
+	fail "timeline --commit" "not in vmem --timeline: $extra"
+fi
+# Samples per process add up to cpu --by process's.
+awk -F, '$15 == "samples" { s[$2] += $16 } END { for (p in s)
+    print p, s[p] }' "$tmp/kinds.csv" | LC_ALL=C sort >"$tmp/ts"
+etlagg -q cpu --by process "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' | awk -F, 'NR > 1 && $2 != 0 { s[$2] += $5 } END {
+    for (p in s) print p, s[p] }' | LC_ALL=C sort >"$tmp/cs"
+same_file "timeline: samples per process as cpu --by process" "$tmp/ts" \
+    "$tmp/cs"
+if command -v node >/dev/null; then
+	etlagg -q timeline --commit "$tmp/sample.st" | etlreport -q -f chrome \
+	    >"$tmp/all.json"
+	got=$(node -e '
+	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const bad = a.find(e => ["ph", "ts", "pid", "tid", "name"].some(
+	    f => e[f] === undefined) || (e.ph === "X" && e.dur === undefined));
+	const ph = new Set(a.map(e => e.ph));
+	console.log(bad ? "bad " + JSON.stringify(bad) :
+	    ["X", "i", "C", "M"].filter(p => ph.has(p)).join(" "));' \
+	    "$tmp/all.json" 2>&1)
+	check_eq "timeline -f chrome: every event has its fields, of each kind" \
+	    "$got" "X i C M"
+fi
+
 if ! command -v etlsynth >/dev/null; then
 	skip "timeline synth" "no etlsynth (make builds it into build/)"
 	exit 0
