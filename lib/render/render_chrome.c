@@ -42,11 +42,13 @@
 /* The columns of etlagg timeline that become an event's parts. */
 enum {
 	TL_PROCESS, TL_PID, TL_TID, TL_STATE, TL_START, TL_END, TL_CPU,
-	TL_OUT_STATE, TL_REASON, TL_RTID, TL_RPID, TL_RIMAGE, TL_NCOLS
+	TL_OUT_STATE, TL_REASON, TL_RTID, TL_RPID, TL_RIMAGE, TL_KIND,
+	TL_SAMPLES, TL_STACK, TL_COMMIT, TL_NCOLS
 };
 static const char *const tl_names[TL_NCOLS] = {
 	"process", "pid", "tid", "state", "start", "end", "cpu", "out_state",
-	"wait_reason", "readying_tid", "readying_pid", "readying_image"
+	"wait_reason", "readying_tid", "readying_pid", "readying_image",
+	"kind", "samples", "stack", "commit_bytes"
 };
 
 struct process {
@@ -458,7 +460,7 @@ tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
 	element(rd);
 	put_lit(b, "{\"name\":");
 	put_cstr(b, tid < 0 ? "\"process_name\"" : "\"thread_name\"");
-	put_lit(b, ",\"ph\":\"M\",\"pid\":");
+	put_lit(b, ",\"ph\":\"M\",\"ts\":0,\"pid\":");
 	put_i64(b, pid);
 	put_lit(b, ",\"tid\":");
 	put_i64(b, tid < 0 ? 0 : tid);
@@ -476,16 +478,13 @@ tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
 
 /* A span of a thread's state, as a slice on its lane. */
 static void
-timeline_row(struct render *rd, const struct stream_row *row)
+state_row(struct render *rd, const struct stream_row *row, int64_t pid,
+    int64_t tid)
 {
 	struct buf *b = &rd->out;
-	int64_t pid = tl_pid(rd, row, tl_int(rd, row, TL_PID));
-	int64_t tid = tl_int(rd, row, TL_TID);
 	int64_t start = tl_int(rd, row, TL_START), end = tl_int(rd, row,
 	    TL_END);
 
-	tl_name(rd, row, pid, -1);
-	tl_name(rd, row, pid, tid);
 	element(rd);
 	put_lit(b, "{\"name\":");
 	tl_string(rd, row, TL_STATE, "?");
@@ -516,6 +515,86 @@ timeline_row(struct render *rd, const struct stream_row *row)
 		}
 	}
 	put_lit(b, "}}");
+}
+
+/* Whether a row is of kind `k` (a table without kinds: all states). */
+static int
+tl_kind(const struct render *rd, const struct stream_row *row,
+    const char *k)
+{
+	const struct value *v = tl_cell(rd, row, TL_KIND);
+
+	if (v == NULL || v->type != VAL_STR)
+		return strcmp(k, "state") == 0;
+	return v->v.s.len == strlen(k) && memcmp(v->v.s.ptr, k,
+	    v->v.s.len) == 0;
+}
+
+/* The start of an event: its name, phase, time and lane. */
+static void
+event_head(struct render *rd, const char *name, const char *cat,
+    const char *ph, int64_t ts_ns, int64_t pid, int64_t tid)
+{
+	struct buf *b = &rd->out;
+
+	element(rd);
+	put_lit(b, "{\"name\":");
+	json_string(b, name, strlen(name));
+	put_lit(b, ",\"cat\":");
+	json_string(b, cat, strlen(cat));
+	put_lit(b, ",\"ph\":");
+	json_string(b, ph, strlen(ph));
+	put_lit(b, ",\"ts\":");
+	put_i64(b, floor_div(ts_ns, 1000));
+	put_lit(b, ",\"pid\":");
+	put_i64(b, pid);
+	put_lit(b, ",\"tid\":");
+	put_i64(b, tid);
+}
+
+/*
+ * A row of the timeline: a state or a lifetime as a slice on its lane
+ * (a process's on lane 0), a bucket of samples as an instant event with
+ * its stack, a step of commit as a counter of the process.
+ */
+static void
+timeline_row(struct render *rd, const struct stream_row *row)
+{
+	struct buf *b = &rd->out;
+	int64_t pid = tl_pid(rd, row, tl_int(rd, row, TL_PID));
+	int64_t tid = tl_int(rd, row, TL_TID);
+	int64_t start = tl_int(rd, row, TL_START), end = tl_int(rd, row,
+	    TL_END);
+	int proc = tl_kind(rd, row, "process");
+
+	tl_name(rd, row, pid, -1);
+	if (tl_kind(rd, row, "state")) {
+		tl_name(rd, row, pid, tid);
+		state_row(rd, row, pid, tid);
+		return;
+	}
+	if (proc || tl_kind(rd, row, "thread")) {
+		if (!proc)
+			tl_name(rd, row, pid, tid);
+		event_head(rd, proc ? "process lifetime" : "thread lifetime",
+		    "lifetime", "X", start, pid, proc ? 0 : tid);
+		put_lit(b, ",\"dur\":");
+		put_i64(b, sub_sat(end, start) / 1000);
+		put_lit(b, "}");
+	} else if (tl_kind(rd, row, "samples")) {
+		tl_name(rd, row, pid, tid);
+		event_head(rd, "samples", "samples", "i", start, pid, tid);
+		put_lit(b, ",\"s\":\"t\",\"args\":{\"samples\":");
+		put_i64(b, tl_int(rd, row, TL_SAMPLES));
+		put_lit(b, ",\"stack\":");
+		tl_string(rd, row, TL_STACK, "");
+		put_lit(b, "}}");
+	} else if (tl_kind(rd, row, "commit")) {
+		event_head(rd, "commit", "memory", "C", start, pid, 0);
+		put_lit(b, ",\"args\":{\"bytes\":");
+		put_i64(b, tl_int(rd, row, TL_COMMIT));
+		put_lit(b, "}}");
+	}
 }
 
 static int

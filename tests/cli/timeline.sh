@@ -18,7 +18,7 @@ sums() {
 	    tr -d '\r' | awk -F, '
 	function ns(x) { if (x == "") return 0; gsub(/\./, "", x)
 		sub(/^0+/, "", x); return x == "" ? 0 : x }
-	NR == 1 { next }
+	NR == 1 || $15 != "state" { next }
 	{ k = $3 " " $2 " " ns($4); r[k] += 0; q[k] += 0; w[k] += 0
 	  if ($5 == "running") r[k] += $8
 	  else if ($5 == "ready") q[k] += $8
@@ -55,7 +55,7 @@ check() {
 	etlagg -q timeline "$@" "$s" 2>/dev/null | etlreport -q -f csv |
 	    tr -d '\r' | awk -F, '
 	function ns(x) { gsub(/\./, "", x); sub(/^0+/, "", x); return x + 0 }
-	NR == 1 { next }
+	NR == 1 || $15 != "state" { next }
 	{ k = $3 " " $4
 	  if (k == last && ns($6) < end) { print "overlap: " $0; exit }
 	  if ($5 == "waiting" && $9 != "") { print "waiting on a cpu: " $0; exit }
@@ -86,7 +86,7 @@ else
 	fail "timeline --rustc" "a row the whole trace does not give: $extra"
 fi
 # The waiting spans of the sample name their reasons and readiers.
-n=$(awk -F, '$5 == "waiting" && $11 != "" && $12 != ""' \
+n=$(awk -F, '$15 == "state" && $5 == "waiting" && $11 != "" && $12 != ""' \
     "$tmp/whole.rows" | wc -l)
 if [ "$n" -gt 0 ]; then
 	pass "timeline: $n waiting spans with a reason and a readying thread"
@@ -99,10 +99,10 @@ fi
 if command -v node >/dev/null; then
 	etlagg -q timeline "$tmp/sample.st" | etlreport -q -f chrome \
 	    >"$tmp/tl.json"
-	rows=$(wc -l <"$tmp/whole.rows")
+	rows=$(awk -F, '$15 == "state"' "$tmp/whole.rows" | wc -l)
 	got=$(node -e '
 	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
-	const x = a.filter(e => e.ph === "X");
+	const x = a.filter(e => e.ph === "X" && e.cat !== "lifetime");
 	const bad = x.find(e => !["running", "ready", "waiting"].includes(
 	    e.name) || e.cat !== "thread state" || !Number.isInteger(e.ts) ||
 	    !Number.isInteger(e.dur) || e.dur < 0 || !e.pid || !e.tid);
@@ -116,6 +116,52 @@ if command -v node >/dev/null; then
 	    "$got" "$rows"
 else
 	skip "timeline -f chrome" "no node (apt-get install nodejs)"
+fi
+
+# The other rows: lifetimes and samples by default, commit with
+# --commit, at the instants and with the bytes vmem --timeline gives.
+etlagg -q timeline --commit "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' >"$tmp/kinds.csv"
+for k in process thread samples commit; do
+	n=$(awk -F, -v k="$k" '$15 == k' "$tmp/kinds.csv" | wc -l)
+	if [ "$n" -gt 0 ]; then
+		pass "timeline: $n rows of kind $k"
+	else
+		fail "timeline: kind $k" "no row"
+	fi
+done
+awk -F, '$15 == "commit" { print $6 "," $2 "," $18 }' "$tmp/kinds.csv" |
+    LC_ALL=C sort >"$tmp/tc"
+etlagg -q vmem --timeline --step 10 "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' | awk -F, 'NR > 1 { print $1 "," $3 "," $5 }' |
+    LC_ALL=C sort >"$tmp/vc"
+extra=$(LC_ALL=C comm -23 "$tmp/tc" "$tmp/vc" | head -1)
+if [ -s "$tmp/tc" ] && [ -z "$extra" ]; then
+	pass "timeline --commit: the bytes of vmem --timeline at its instants"
+else
+	fail "timeline --commit" "not in vmem --timeline: $extra"
+fi
+# Samples per process add up to cpu --by process's.
+awk -F, '$15 == "samples" { s[$2] += $16 } END { for (p in s)
+    print p, s[p] }' "$tmp/kinds.csv" | LC_ALL=C sort >"$tmp/ts"
+etlagg -q cpu --by process "$tmp/sample.st" | etlreport -q -f csv |
+    tr -d '\r' | awk -F, 'NR > 1 && $2 != 0 { s[$2] += $5 } END {
+    for (p in s) print p, s[p] }' | LC_ALL=C sort >"$tmp/cs"
+same_file "timeline: samples per process as cpu --by process" "$tmp/ts" \
+    "$tmp/cs"
+if command -v node >/dev/null; then
+	etlagg -q timeline --commit "$tmp/sample.st" | etlreport -q -f chrome \
+	    >"$tmp/all.json"
+	got=$(node -e '
+	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const bad = a.find(e => ["ph", "ts", "pid", "tid", "name"].some(
+	    f => e[f] === undefined) || (e.ph === "X" && e.dur === undefined));
+	const ph = new Set(a.map(e => e.ph));
+	console.log(bad ? "bad " + JSON.stringify(bad) :
+	    ["X", "i", "C", "M"].filter(p => ph.has(p)).join(" "));' \
+	    "$tmp/all.json" 2>&1)
+	check_eq "timeline -f chrome: every event has its fields, of each kind" \
+	    "$got" "X i C M"
 fi
 
 if ! command -v etlsynth >/dev/null; then
