@@ -557,7 +557,7 @@ static const struct stream_column cols[] = {
 	{ "wait_reason", VAL_STR, "" }, { "readying_tid", VAL_U64, "" },
 	{ "readying_pid", VAL_U64, "" }, { "readying_image", VAL_STR, "" },
 	{ "kind", VAL_STR, "" }, { "samples", VAL_U64, "" },
-	{ "stack", VAL_STR, "" }, { "commit_bytes", VAL_U64, "" }
+	{ "stack", VAL_STR, "" }, { "commit_bytes", VAL_U64, "B" }
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
