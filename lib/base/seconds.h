@@ -18,6 +18,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * a + b for times in nanoseconds, held at the ends of int64 instead of
+ * overflowing: a hostile stream's times are any int64.
+ */
+static inline int64_t
+seconds_add_sat(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
 /* What a time is: the end of the message about one that is not. */
 #define SECONDS_WHAT		"a time in seconds"
 #define SECONDS_WHAT_MS		"a positive time in milliseconds"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/seconds.h"
 #include "base/idmap.h"
 #include "base/intern.h"
 #include "mmprof/mmprof_decode.h"
@@ -20,15 +21,6 @@
 
 /* ---- the clock ---- */
 
-static int64_t
-add_sat(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
-}
 
 static struct qj_section *
 cur(struct queryjoin *qj)
@@ -42,7 +34,7 @@ clock_of(struct queryjoin *qj, int64_t ts)
 {
 	struct qj_section *s = cur(qj);
 
-	return s != NULL ? add_sat(s->base, ts) : ts;
+	return s != NULL ? seconds_add_sat(s->base, ts) : ts;
 }
 
 /* The section's start in UTC: its place on the clock. */

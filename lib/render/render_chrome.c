@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/seconds.h"
 #include "base/idmap.h"
 #include "base/intern.h"
 #include "mmprof/mmprof_decode.h"
@@ -233,20 +234,6 @@ floor_div(int64_t a, int64_t b)
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-/*
- * a + b and a - b, held at the ends of int64 instead of overflowing: the
- * times of a hostile stream are any int64 (fuzz_views), a profile's
- * never come near.
- */
-static int64_t
-add_sat(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
-}
 
 static int64_t
 sub_sat(int64_t a, int64_t b)
@@ -270,7 +257,7 @@ write_interval(struct render *rd, const struct query_event *q)
 	put_lit(b, ",\"cat\":");
 	json_string(b, q->kind_name, strlen(q->kind_name));
 	put_lit(b, ",\"ph\":\"X\",\"ts\":");
-	put_i64(b, floor_div(add_sat(rd->epoch_ns, q->start), 1000));
+	put_i64(b, floor_div(seconds_add_sat(rd->epoch_ns, q->start), 1000));
 	put_lit(b, ",\"dur\":");
 	put_i64(b, sub_sat(q->end, q->start) / 1000);
 	put_lit(b, ",\"pid\":");
