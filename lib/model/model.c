@@ -19,8 +19,7 @@ struct model {
 	struct frames *frames[FRAME_SETS];
 	unsigned frame_flags[FRAME_SETS];
 	int nframes;
-	struct sched *scheds[WINDOWS];
-	int64_t from[WINDOWS], to[WINDOWS];
+	struct sched *scheds[WINDOWS];	/* one a window */
 	int nscheds;
 };
 
@@ -71,17 +70,18 @@ model_frames(struct model *m, unsigned flags)
 struct sched *
 model_sched(struct model *m, int64_t from, int64_t to)
 {
+	int64_t f, t;
 	int i;
 
-	for (i = 0; i < m->nscheds; i++)
-		if (m->from[i] == from && m->to[i] == to)
+	for (i = 0; i < m->nscheds; i++) {
+		sched_window_of(m->scheds[i], &f, &t);
+		if (f == from && t == to)
 			return m->scheds[i];
+	}
 	if (m->nscheds == WINDOWS ||
 	    (m->scheds[m->nscheds] = sched_new()) == NULL)
 		return NULL;
 	sched_set_window(m->scheds[m->nscheds], from, to);
-	m->from[m->nscheds] = from;
-	m->to[m->nscheds] = to;
 	return m->scheds[m->nscheds++];
 }
 
