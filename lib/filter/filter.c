@@ -598,12 +598,26 @@ filter_process_matches(struct filter *f, const struct stream_reader *r, uint32_t
 
 /* ---- The second pass ---- */
 
-/* Sets the window for a section; UTC bounds wait for its TRACE. */
+/*
+ * Sets the window for a section; UTC bounds wait for its TRACE.  A
+ * rustc self-profile is kept whole: its times are on its own clock, and
+ * the join that places it on the trace's (etl-stream(5), "Joining
+ * Self-Profiles to a Trace") needs all its queries to find its threads;
+ * the views cut its rows to the trace's window.
+ */
 static void
 set_window(struct filter *f, const struct stream_trace *t)
 {
 	int utc = (f->from.set && f->from.utc) || (f->to.set && f->to.utc);
 
+	f->whole = t != NULL && t->format != NULL &&
+	    strcmp(t->format, "mm_profdata") == 0;
+	if (f->whole) {
+		f->window_known = 1;
+		f->from_ns = INT64_MIN;
+		f->to_ns = INT64_MAX;
+		return;
+	}
 	f->window_known = !utc || (t != NULL && t->start_utc != 0);
 	if (!f->window_known)
 		return;

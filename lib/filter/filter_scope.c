@@ -11,7 +11,7 @@
 int
 filter_scope_window(const struct filter *f, struct stream_scope *sc)
 {
-	if (!(f->from.set || f->to.set) || !f->window_known)
+	if (!(f->from.set || f->to.set) || !f->window_known || f->whole)
 		return 0;
 	memset(sc, 0, sizeof(*sc));
 	sc->what = SCOPE_WINDOW;

@@ -104,6 +104,7 @@ struct filter {
 	size_t classes_cap;
 	int64_t from_ns, to_ns;
 	int window_known;		/* UTC bounds need the trace start */
+	int whole;			/* a self-profile: kept whole */
 
 	/*
 	 * One pass: the second side's tickets of the switches and readies

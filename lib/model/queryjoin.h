@@ -139,6 +139,26 @@ int queryjoin_waits(const struct queryjoin *qj, int64_t from, int64_t to,
     queryjoin_wait_fn fn, void *ctx);
 
 /*
+ * Each query interval of a joined process, nested again from its
+ * thread's spans: the Windows thread that ran it, its label, its depth
+ * (0 outermost) and [from, to) in ns since the start of the process's
+ * trace section, clipped to the window [from, to).  Two intervals of
+ * one query that follow each other with no time between, under the same
+ * parent, come out as one (the spans do not tell them apart).
+ */
+struct queryjoin_query {
+	size_t instance;
+	uint32_t tid;
+	int64_t thread_start;		/* since the section's start, or
+					   INT64_MIN: not known */
+	uint32_t label, depth;
+	int64_t from, to;
+};
+typedef int (*queryjoin_query_fn)(void *ctx, const struct queryjoin_query *q);
+int queryjoin_queries(const struct queryjoin *qj, int64_t from, int64_t to,
+    queryjoin_query_fn fn, void *ctx);
+
+/*
  * The notes of the join, "note: query join: ...", 0 .. count - 1;
  * *failed (if not NULL) says whether the note is of a profile that was
  * not joined, which a view says on stderr too.

@@ -762,3 +762,95 @@ queryjoin_waits(const struct queryjoin *qj, int64_t from, int64_t to,
 	}
 	return rc;
 }
+
+/* ---- the intervals of queries, nested again ---- */
+
+/* The open intervals of a thread's walk, outermost first. */
+struct nest {
+	uint32_t label[QUERYSEGS_DEPTH];
+	int64_t from[QUERYSEGS_DEPTH];
+	size_t n;
+	struct queryjoin_query q;	/* the thread's part of each */
+	int64_t base, lo, hi;		/* the section's start, the window */
+};
+
+/* Ends the open intervals from depth `keep` on, at `at`, deepest first. */
+static int
+nest_close(struct nest *st, size_t keep, int64_t at, queryjoin_query_fn fn,
+    void *ctx)
+{
+	int64_t a, b;
+	int rc = 0;
+
+	while (st->n > keep && rc == 0) {
+		st->n--;
+		a = st->from[st->n] > st->lo ? st->from[st->n] : st->lo;
+		b = at < st->hi ? at : st->hi;
+		if (b <= a)
+			continue;
+		st->q.label = st->label[st->n];
+		st->q.depth = (uint32_t)st->n;
+		st->q.from = a - st->base;
+		st->q.to = b - st->base;
+		rc = fn(ctx, &st->q);
+	}
+	return rc;
+}
+
+/* One thread's spans as the intervals they nest in. */
+static int
+thread_queries(const struct queryjoin *qj, struct nest *st,
+    const struct qj_thread *t, queryjoin_query_fn fn, void *ctx)
+{
+	const struct qseg *sg;
+	const uint32_t *path;
+	size_t i, k, n, nsg;
+	int64_t last = INT64_MIN;
+	int rc = 0;
+
+	sg = segs_of(qj, t, &nsg);
+	st->n = 0;
+	st->q.tid = t->tid;
+	st->q.thread_start = t->start == INT64_MIN ? INT64_MIN :
+	    t->start - st->base;
+	for (i = 0; i < nsg && rc == 0; i++) {
+		path = queryjoin_path(qj, sg[i].path, &n);
+		if (sg[i].from != last)	/* a gap ends all that was open */
+			rc = nest_close(st, 0, last, fn, ctx);
+		for (k = 0; k < st->n && k < n && st->label[k] == path[k]; k++)
+			;
+		if (rc == 0)
+			rc = nest_close(st, k, sg[i].from, fn, ctx);
+		for (; k < n && k < QUERYSEGS_DEPTH; k++, st->n++) {
+			st->label[k] = path[k];
+			st->from[k] = sg[i].from;
+		}
+		last = sg[i].to;
+	}
+	return rc != 0 ? rc : nest_close(st, 0, last, fn, ctx);
+}
+
+int
+queryjoin_queries(const struct queryjoin *qj, int64_t from, int64_t to,
+    queryjoin_query_fn fn, void *ctx)
+{
+	struct nest *st = calloc(1, sizeof(*st));
+	const uint32_t *list;
+	size_t i, k, n;
+	int rc = 0;
+
+	if (st == NULL)
+		return -1;
+	for (i = 0; i < qj->ninst && rc == 0; i++) {
+		st->base = qj->sec[qj->procs[qj->inst[i]].section].base;
+		st->lo = from == INT64_MIN ? INT64_MIN : from + st->base;
+		st->hi = to == INT64_MAX ? INT64_MAX : to + st->base;
+		st->q.instance = i;
+		list = threads_of(qj, qj->inst[i], &n);
+		for (k = 0; k < n && rc == 0; k++)
+			rc = thread_queries(qj, st, &qj->threads[list[k]], fn,
+			    ctx);
+	}
+	free(st);
+	return rc;
+}

@@ -18,7 +18,9 @@
  * the trace's start, pid and tid the thread's, args the processor, or
  * how the thread went out and who readied it; and before a process's
  * first, its process_name (the table's label of the instance) and each
- * thread's thread_name.
+ * thread's thread_name.  rustc's queries (rows of kind query, from the
+ * self-profiles joined to the trace) are nested slices on a lane of
+ * their own beside their thread's, named "Thread (tid) queries".
  *
  * The elements are made in a buffer and written a block at a time: with
  * putc() a character and fprintf() an element, writing was four fifths
@@ -44,13 +46,22 @@
 enum {
 	TL_PROCESS, TL_PID, TL_TID, TL_STATE, TL_START, TL_END, TL_CPU,
 	TL_OUT_STATE, TL_REASON, TL_RTID, TL_RPID, TL_RIMAGE, TL_KIND,
-	TL_SAMPLES, TL_STACK, TL_COMMIT, TL_NCOLS
+	TL_SAMPLES, TL_STACK, TL_COMMIT, TL_QUERY, TL_DEPTH, TL_NCOLS
 };
 static const char *const tl_names[TL_NCOLS] = {
 	"process", "pid", "tid", "state", "start", "end", "cpu", "out_state",
 	"wait_reason", "readying_tid", "readying_pid", "readying_image",
-	"kind", "samples", "stack", "commit_bytes"
+	"kind", "samples", "stack", "commit_bytes", "query", "query_depth"
 };
+
+/*
+ * The lane of a thread's queries: beside its states, which do not nest
+ * with them.  Chrome's lanes are 32-bit numbers (Perfetto reads them
+ * so), and Windows numbers its threads by fours from small values, so
+ * the high bit gives a lane no thread has.
+ */
+#define QUERY_LANE	0x80000000u
+#define OTHER_LIFE	QUERY_LANE	/* the same bit, for pids */
 
 struct process {
 	uint32_t pid;
@@ -245,6 +256,17 @@ sub_sat(int64_t a, int64_t b)
 	return a - b;
 }
 
+/*
+ * A slice's length in whole microseconds: to its end rounded down as its
+ * start is, so that slices nested in ns stay nested in microseconds and
+ * slices that meet still meet.
+ */
+static int64_t
+us_dur(int64_t start, int64_t end)
+{
+	return sub_sat(floor_div(end, 1000), floor_div(start, 1000));
+}
+
 static void
 write_interval(struct render *rd, const struct query_event *q)
 {
@@ -407,7 +429,9 @@ tl_string(struct render *rd, const struct stream_row *row, int j,
 
 /*
  * The Chrome pid of a row's process instance: its pid for the first
- * life of the pid the table shows, the life's id above it for another.
+ * life of the pid the table shows; for another, the life's id with the
+ * high bit set (pids are 32-bit in Perfetto, and Windows numbers its
+ * processes by fours from small values, so no process has it).
  */
 static int64_t
 tl_pid(struct render *rd, const struct stream_row *row, int64_t pid)
@@ -429,8 +453,7 @@ tl_pid(struct render *rd, const struct stream_row *row, int64_t pid)
 			return pid;
 		first = id;
 	}
-	return first == id ? pid : (int64_t)((uint64_t)id << 32 |
-	    (uint32_t)pid);
+	return first == id ? pid : (int64_t)(OTHER_LIFE | id);
 }
 
 /* The name of a process or thread, once: {"name":"process_name",...}. */
@@ -455,9 +478,14 @@ tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
 	if (tid < 0)
 		tl_string(rd, row, TL_PROCESS, "?");
 	else {
-		char name[32];
+		char name[48];
 
-		snprintf(name, sizeof(name), "Thread (%lld)", (long long)tid);
+		if (tid & QUERY_LANE)
+			snprintf(name, sizeof(name), "Thread (%lld) queries",
+			    (long long)(tid & ~(int64_t)QUERY_LANE));
+		else
+			snprintf(name, sizeof(name), "Thread (%lld)",
+			    (long long)tid);
 		json_string(b, name, strlen(name));
 	}
 	put_lit(b, "}}");
@@ -478,7 +506,7 @@ state_row(struct render *rd, const struct stream_row *row, int64_t pid,
 	put_lit(b, ",\"cat\":\"thread state\",\"ph\":\"X\",\"ts\":");
 	put_i64(b, floor_div(start, 1000));
 	put_lit(b, ",\"dur\":");
-	put_i64(b, sub_sat(end, start) / 1000);
+	put_i64(b, us_dur(start, end));
 	put_lit(b, ",\"pid\":");
 	put_i64(b, pid);
 	put_lit(b, ",\"tid\":");
@@ -566,7 +594,7 @@ timeline_row(struct render *rd, const struct stream_row *row)
 		event_head(rd, proc ? "process lifetime" : "thread lifetime",
 		    "lifetime", "X", start, pid, proc ? 0 : tid);
 		put_lit(b, ",\"dur\":");
-		put_i64(b, sub_sat(end, start) / 1000);
+		put_i64(b, us_dur(start, end));
 		put_lit(b, "}");
 	} else if (tl_kind(rd, row, "samples")) {
 		tl_name(rd, row, pid, tid);
@@ -575,6 +603,23 @@ timeline_row(struct render *rd, const struct stream_row *row)
 		put_i64(b, tl_int(rd, row, TL_SAMPLES));
 		put_lit(b, ",\"stack\":");
 		tl_string(rd, row, TL_STACK, "");
+		put_lit(b, "}}");
+	} else if (tl_kind(rd, row, "query")) {
+		tid = (int64_t)((uint32_t)tid | QUERY_LANE);
+		tl_name(rd, row, pid, tid);
+		element(rd);
+		put_lit(b, "{\"name\":");
+		tl_string(rd, row, TL_QUERY, "?");
+		put_lit(b, ",\"cat\":\"query\",\"ph\":\"X\",\"ts\":");
+		put_i64(b, floor_div(start, 1000));
+		put_lit(b, ",\"dur\":");
+		put_i64(b, us_dur(start, end));
+		put_lit(b, ",\"pid\":");
+		put_i64(b, pid);
+		put_lit(b, ",\"tid\":");
+		put_i64(b, tid);
+		put_lit(b, ",\"args\":{\"depth\":");
+		put_i64(b, tl_int(rd, row, TL_DEPTH));
 		put_lit(b, "}}");
 	} else if (tl_kind(rd, row, "commit")) {
 		event_head(rd, "commit", "memory", "C", start, pid, 0);

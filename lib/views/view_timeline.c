@@ -19,6 +19,7 @@
 #include "base/idmap.h"
 #include "model/model.h"
 #include "model/proclabel.h"
+#include "model/queryjoin.h"
 #include "model/samplepath.h"
 #include "model/sched.h"
 #include "model/scope.h"
@@ -30,9 +31,10 @@
 #define STEP_GAP_MAX		1000	/* steps written across one gap */
 
 /* The rows that are not a thread's state. */
-enum row_kind { K_STATE, K_PROCESS, K_THREAD, K_SAMPLES, K_COMMIT };
+enum row_kind { K_STATE, K_PROCESS, K_THREAD, K_SAMPLES, K_COMMIT,
+	K_QUERY };
 static const char *const kind_names[] = {
-	"state", "process", "thread", "samples", "commit"
+	"state", "process", "thread", "samples", "commit", "query"
 };
 
 /*
@@ -46,8 +48,9 @@ struct extra_row {
 	uint32_t pid, tid, label;
 	uint8_t kind, open, named;
 	stream_id def, stack;		/* samples: the bucket's stack */
-	uint64_t ip, votes, count;	/* count: samples, or bytes */
-	uint32_t stack_text;
+	uint64_t ip, votes, count;	/* count: samples, or bytes; a
+					   query: its depth */
+	uint32_t stack_text;		/* a query: its label */
 };
 
 struct span_row {
@@ -74,6 +77,7 @@ struct view {
 	struct extra_row *xr;
 	size_t nx, xcap, xnamed;
 	int64_t from, to, bucket;	/* the window, --bucket in ns */
+	int64_t cut_from, cut_to;	/* and as an upstream cut it */
 	int64_t last_ns;		/* the section's last event */
 	int64_t next_step;		/* the next commit step; 0: none yet */
 	int commit;			/* --commit: its rows wanted */
@@ -81,21 +85,29 @@ struct view {
 	struct idmap cur;		/* tid -> its last samples row + 1 */
 	struct scope *sc;
 	struct commitcurve *cc;
+	struct queryjoin *qj;		/* the profiles given beside */
+	struct intern lanes;		/* (pid, start, tid) with a row */
 	struct frames *frames;
 	const struct stream_reader *reader;
 };
 
-/* A text of `texts`, 0 for none or empty. */
+/* A text of `texts` of `len` bytes, 0 for none or empty. */
 static uint32_t
-keep_text(struct view *v, const char *t)
+keep_textn(struct view *v, const char *t, size_t len)
 {
 	uint32_t id;
 
-	if (t == NULL || *t == '\0')
+	if (t == NULL || len == 0)
 		return 0;
-	if ((id = intern_add(&v->texts, t, strlen(t), NULL)) == 0)
+	if ((id = intern_add(&v->texts, t, len, NULL)) == 0)
 		v->oom = 1;
 	return id;
+}
+
+static uint32_t
+keep_text(struct view *v, const char *t)
+{
+	return keep_textn(v, t, t != NULL ? strlen(t) : 0);
 }
 
 static void
@@ -359,6 +371,91 @@ extra_event(struct view *v, const struct stream_reader *r,
 	return 0;
 }
 
+/* ---- rustc's queries, from the self-profiles given beside ---- */
+
+/* The key of a thread's lane: its process instance and its tid. */
+static size_t
+lane_key(unsigned char *key, uint32_t pid, int64_t start, uint32_t tid)
+{
+	memcpy(key, &pid, 4);
+	memcpy(key + 4, &tid, 4);
+	memcpy(key + 8, &start, 8);
+	return 16;
+}
+
+/* The lanes that have rows: threads that count, as --tid picks them. */
+static int
+index_lanes(struct view *v)
+{
+	const struct sched_thread *t;
+	unsigned char key[16];
+	size_t i;
+
+	for (i = 0; i < sched_count(v->s); i++) {
+		t = sched_thread(v->s, i);
+		if (t->hidden || !sched_picked(&v->pick, t->tid))
+			continue;
+		if (intern_add(&v->lanes, key, lane_key(key, t->pid,
+		    t->proc_start_ns, t->tid), NULL) == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A query interval on a lane that has rows: a row of its own. */
+static int
+on_query(void *ctx, const struct queryjoin_query *q)
+{
+	struct view *v = ctx;
+	struct queryjoin_instance in;
+	unsigned char key[16];
+	struct extra_row *x;
+	const char *t;
+	size_t len;
+
+	queryjoin_instance(v->qj, q->instance, &in);
+	if (intern_find(&v->lanes, key, lane_key(key, in.pid, in.start_ns,
+	    q->tid)) == 0)
+		return 0;
+	if ((x = extra_add(v, K_QUERY, in.pid, q->tid, q->from, q->to)) ==
+	    NULL)
+		return -1;
+	x->thread_start = q->thread_start;
+	x->label = keep_text(v, in.label);
+	t = queryjoin_label(v->qj, q->label, &len);
+	x->stack_text = keep_textn(v, t, len);
+	x->count = q->depth;
+	x->named = 1;
+	return v->oom ? -1 : 0;
+}
+
+/*
+ * The profiles are joined once the inputs end: their queries become
+ * rows, cut to the window, and the join's notes DIAG notes.
+ */
+static int
+query_rows(struct view *v, struct stream_writer *w)
+{
+	struct stream_diag d = { NULL, 0, 0, 0 };
+	size_t i;
+	int failed;
+
+	if (queryjoin_finish(v->qj) != 0)
+		return -1;
+	for (i = 0; i < queryjoin_notes(v->qj); i++) {
+		d.what = queryjoin_note(v->qj, i, &failed);
+		if (failed)
+			view_warning("timeline: %s", d.what + strlen("note: "));
+		if (stream_write_diag(w, &d) != 0)
+			return -1;
+	}
+	if (queryjoin_count(v->qj) == 0)
+		return 0;
+	if (index_lanes(v) != 0)
+		return -1;
+	return queryjoin_queries(v->qj, v->cut_from, v->cut_to, on_query, v);
+}
+
 /*
  * The section ends: lives still open end with it; labels and stacks
  * become texts while its definitions are the reader's.
@@ -374,6 +471,8 @@ extra_close(struct view *v, const struct stream_reader *r)
 	int64_t from, to;
 
 	window(v, &from, &to);
+	v->cut_from = from > v->cut_from ? from : v->cut_from;
+	v->cut_to = to < v->cut_to ? to : v->cut_to;
 	for (i = v->xnamed; i < v->nx; i++) {
 		struct extra_row *x = &v->xr[i];
 
@@ -518,13 +617,18 @@ timeline_create(int argc, char *argv[], int *used, struct model *m)
 	}
 	free(rest);
 	*used += removed;
+	v->cut_from = v->from;
+	v->cut_to = v->to;
 	if ((m = view_model(m, 0, &v->mine)) == NULL ||
 	    (v->s = model_sched(m, v->from, v->to)) == NULL ||
 	    sched_add_spans(v->s, on_span, v, &v->pick) != 0 ||
 	    (v->frames = model_frames(m, 0)) == NULL ||
 	    (v->sc = scope_new()) == NULL ||
-	    (v->cc = commitcurve_new()) == NULL) {
+	    (v->cc = commitcurve_new()) == NULL ||
+	    (v->qj = queryjoin_new(model_sched(m, INT64_MIN, INT64_MAX))) ==
+	    NULL) {
 		scope_free(v->sc);
+		commitcurve_free(v->cc);
 		model_free(v->mine);
 		free(v);
 		errno = ENOMEM;
@@ -539,7 +643,8 @@ timeline_record(struct view *v, const struct stream_reader *r,
 {
 	if (rec->type == REC_HEADER && name_threads(v, r) != 0)
 		return -1;
-	if (extra_record(v, r, rec) != 0)
+	if (extra_record(v, r, rec) != 0 ||
+	    queryjoin_record(v->qj, r, rec) != 0)
 		return -1;
 	if (proclabels_record(&v->labels, rec) != 0 ||
 	    (v->mine != NULL && model_record(v->mine, r, rec) != 0) ||
@@ -557,7 +662,8 @@ static const struct stream_column cols[] = {
 	{ "wait_reason", VAL_STR, "" }, { "readying_tid", VAL_U64, "" },
 	{ "readying_pid", VAL_U64, "" }, { "readying_image", VAL_STR, "" },
 	{ "kind", VAL_STR, "" }, { "samples", VAL_U64, "" },
-	{ "stack", VAL_STR, "" }, { "commit_bytes", VAL_U64, "B" }
+	{ "stack", VAL_STR, "" }, { "commit_bytes", VAL_U64, "B" },
+	{ "query", VAL_STR, "" }, { "query_depth", VAL_U64, "" }
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -623,7 +729,10 @@ cmp_extra(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return (x->from > y->from) - (x->from < y->from);
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	/* Queries from one instant: the outer first. */
+	return (x->count > y->count) - (x->count < y->count);
 }
 
 /* The cells of another row, clipped to the window; 0 if none is left. */
@@ -646,7 +755,8 @@ extra_cells(const struct view *v, const struct extra_row *x,
 	c[1] = (struct value){ .type = VAL_U64, .v.u = x->pid };
 	if (x->tid != 0)
 		c[2] = (struct value){ .type = VAL_U64, .v.u = x->tid };
-	if (x->kind == K_THREAD && x->thread_start != INT64_MIN)
+	if ((x->kind == K_THREAD || x->kind == K_QUERY) &&
+	    x->thread_start != INT64_MIN)
 		c[3] = (struct value){ .type = VAL_NS, .v.i = x->thread_start };
 	c[5] = (struct value){ .type = VAL_NS, .v.i = from };
 	c[6] = (struct value){ .type = VAL_NS, .v.i = to };
@@ -658,6 +768,10 @@ extra_cells(const struct view *v, const struct extra_row *x,
 	}
 	if (x->kind == K_COMMIT)
 		c[17] = (struct value){ .type = VAL_U64, .v.u = x->count };
+	if (x->kind == K_QUERY) {
+		c[18] = text(v, x->stack_text);
+		c[19] = (struct value){ .type = VAL_U64, .v.u = x->count };
+	}
 	return 1;
 }
 
@@ -683,6 +797,8 @@ timeline_finish(struct view *v, struct stream_writer *w)
 	}
 	if (v->xnamed < v->nx)
 		extra_close(v, NULL);	/* a section cut short */
+	if (rc == 0 && query_rows(v, w) != 0)
+		return -1;
 	if (v->nx > 1)
 		qsort(v->xr, v->nx, sizeof(*v->xr), cmp_extra);
 	for (i = 0; i < v->nx && rc == 0; i++)
@@ -706,6 +822,8 @@ timeline_destroy(struct view *v)
 	idmap_release(&v->cur);
 	scope_free(v->sc);
 	commitcurve_free(v->cc);
+	queryjoin_free(v->qj);
+	intern_release(&v->lanes);
 	free(v);
 }
 

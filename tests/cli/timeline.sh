@@ -180,9 +180,12 @@ if command -v node >/dev/null && etlcat -q "$tmp/r.etl" >"$tmp/r.st"; then
 	got=$(node -e '
 	const a = JSON.parse(require("fs").readFileSync(process.argv[1]));
 	const p = a.filter(e => e.name === "process_name" &&
-	    e.pid % 4294967296 === 10256);
+	    / \(10256( @[0-9.]+s)?\)$/.test(e.args.name));
 	const names = new Set(p.map(e => e.args.name));
-	console.log(p.length === names.size ? p.length : "shared");' \
+	const pids = new Set(p.map(e => e.pid));
+	const lane32 = p.every(e => e.pid >= 0 && e.pid < 4294967296);
+	console.log(p.length === names.size && p.length === pids.size &&
+	    lane32 ? p.length : "shared or wider than 32 bits");' \
 	    "$tmp/r.json" 2>&1)
 	check_eq "timeline -f chrome: each life of a reused pid its own" \
 	    "$got" "$lives"
