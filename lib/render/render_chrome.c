@@ -35,6 +35,7 @@
 #include "base/idmap.h"
 #include "base/intern.h"
 #include "mmprof/mmprof_decode.h"
+#include "out/out_json.h"
 #include "render.h"
 
 #define FILETIME_UNIX_EPOCH 116444736000000000ULL
@@ -100,86 +101,6 @@ chrome_open(FILE *fp, const char *format, const struct render_options *opt)
 	if (rd != NULL)
 		rd->fp = fp;
 	return rd;
-}
-
-/* Whether a byte needs an escape in a JSON string. */
-static int
-json_special(unsigned char c)
-{
-	return c < 0x20 || c == '"' || c == '\\';
-}
-
-/*
- * One byte that needs an escape, as serde_json writes it, at d.
- * @return : the bytes written (2 or 6).
- */
-static size_t
-json_escape(unsigned char *d, unsigned char c)
-{
-	static const char hex[] = "0123456789abcdef";
-	char e = c == '"' ? '"' : c == '\\' ? '\\' : c == '\b' ? 'b' :
-	    c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' :
-	    c == '\t' ? 't' : 0;
-
-	d[0] = '\\';
-	if (e != 0) {
-		d[1] = (unsigned char)e;
-		return 2;
-	}
-	memcpy(d + 1, "u00", 3);
-	d[4] = (unsigned char)hex[c >> 4];
-	d[5] = (unsigned char)hex[c & 15];
-	return 6;
-}
-
-/*
- * Whether any of 8 bytes needs an escape: one below 0x20 (the bytes less
- * 0x20 borrow into their top bit; those with it set already are UTF-8,
- * masked out by ~w), or one that equals '"' or '\\' (zero under the xor).
- */
-static int
-word_special(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101ULL, highs = ones << 7;
-	uint64_t q = w ^ ('"' * ones), b = w ^ ('\\' * ones);
-
-	return ((((w - 0x20 * ones) & ~w) | ((q - ones) & ~q) |
-	    ((b - ones) & ~b)) & highs) != 0;
-}
-
-/*
- * s[0..len) as a JSON string, made in place (an escape takes 6 bytes);
- * 8 bytes at a time while none needs an escape, as most keys do not.
- */
-static void
-json_string(struct buf *b, const char *s, size_t len)
-{
-	unsigned char *d = buf_reserve(b, 6 * len + 2), *p;
-	size_t i = 0;
-	uint64_t w;
-
-	if (d == NULL)
-		return;
-	p = d;
-	*p++ = '"';
-	while (i < len) {
-		if (i + 8 <= len) {
-			memcpy(&w, s + i, 8);
-			if (!word_special(w)) {
-				memcpy(p, &w, 8);
-				p += 8;
-				i += 8;
-				continue;
-			}
-		}
-		if (json_special((unsigned char)s[i]))
-			p += json_escape(p, (unsigned char)s[i]);
-		else
-			*p++ = (unsigned char)s[i];
-		i++;
-	}
-	*p++ = '"';
-	b->len += (size_t)(p - d);
 }
 
 /* A string literal, without its NUL. */
@@ -275,9 +196,9 @@ write_interval(struct render *rd, const struct query_event *q)
 
 	element(rd);
 	put_lit(b, "{\"name\":");
-	json_string(b, q->label_text, strlen(q->label_text));
+	out_json_string(b, q->label_text, strlen(q->label_text));
 	put_lit(b, ",\"cat\":");
-	json_string(b, q->kind_name, strlen(q->kind_name));
+	out_json_string(b, q->kind_name, strlen(q->kind_name));
 	put_lit(b, ",\"ph\":\"X\",\"ts\":");
 	put_i64(b, floor_div(seconds_add_sat(rd->epoch_ns, q->start), 1000));
 	put_lit(b, ",\"dur\":");
@@ -293,10 +214,10 @@ write_interval(struct render *rd, const struct query_event *q)
 		const struct value *v = &q->args[i].val;
 
 		put_cstr(b, i == 0 ? "{" : ",");
-		json_string(b, q->args[i].name, strlen(q->args[i].name));
+		out_json_string(b, q->args[i].name, strlen(q->args[i].name));
 		buf_put(b, ":", 1);
 		if (v->type == VAL_STR)
-			json_string(b, v->v.s.ptr, v->v.s.len);
+			out_json_string(b, v->v.s.ptr, v->v.s.len);
 		else
 			put_lit(b, "null");
 	}
@@ -335,7 +256,7 @@ close_section(struct render *rd)
 		if (p->crate[0] != '\0') {
 			element(rd);
 			put_lit(b, "{\"args\":{\"name\":");
-			json_string(b, p->crate, strlen(p->crate));
+			out_json_string(b, p->crate, strlen(p->crate));
 			put_lit(b, "},\"cat\":\"\",\"name\":\"process_name\","
 			    "\"ph\":\"M\",\"pid\":");
 			put_i64(b, p->pid);
@@ -422,9 +343,9 @@ tl_string(struct render *rd, const struct stream_row *row, int j,
 	const struct value *v = tl_cell(rd, row, j);
 
 	if (v != NULL && v->type == VAL_STR)
-		json_string(&rd->out, v->v.s.ptr, v->v.s.len);
+		out_json_string(&rd->out, v->v.s.ptr, v->v.s.len);
 	else
-		json_string(&rd->out, dflt, strlen(dflt));
+		out_json_string(&rd->out, dflt, strlen(dflt));
 }
 
 /*
@@ -486,7 +407,7 @@ tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
 		else
 			snprintf(name, sizeof(name), "Thread (%lld)",
 			    (long long)tid);
-		json_string(b, name, strlen(name));
+		out_json_string(b, name, strlen(name));
 	}
 	put_lit(b, "}}");
 }
@@ -554,11 +475,11 @@ event_head(struct render *rd, const char *name, const char *cat,
 
 	element(rd);
 	put_lit(b, "{\"name\":");
-	json_string(b, name, strlen(name));
+	out_json_string(b, name, strlen(name));
 	put_lit(b, ",\"cat\":");
-	json_string(b, cat, strlen(cat));
+	out_json_string(b, cat, strlen(cat));
 	put_lit(b, ",\"ph\":");
-	json_string(b, ph, strlen(ph));
+	out_json_string(b, ph, strlen(ph));
 	put_lit(b, ",\"ts\":");
 	put_i64(b, floor_div(ts_ns, 1000));
 	put_lit(b, ",\"pid\":");
