@@ -1,6 +1,6 @@
 /*
  * etlreport - render the tables and events of a stream: text, CSV, JSON
- * Lines, and the formats of render.h.
+ * Lines, and the formats of report/formats.h.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "render/render.h"
+#include "report/formats.h"
 #include "stream/stream.h"
 
 enum {

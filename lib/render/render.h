@@ -1,7 +1,9 @@
 /*
- * render.h - the last stage: etlreport's output formats, one file each
- * (render_*.c).  A renderer sees every record of the stream in order and
- * writes its format to a FILE; its close() finishes the output.
+ * render.h - etlreport's output formats, one file each (render_*.c).
+ * A renderer sees every record of the stream in order and writes its
+ * format to a FILE; its close() finishes the output.  The report of
+ * several tables, which draws with the others' ops, and the table of
+ * formats by name are the stage above (report/).
  *
  * Formats differ in what they draw: the table formats (text, csv, jsonl)
  * write any table and the event list; folded, svg and speedscope draw
@@ -66,24 +68,12 @@ struct render_ops {
 	const char *nothing;	/* "no table with a stack column", ... */
 };
 
-struct render_format {
-	const char *name;
-	const char *summary;
-	const struct render_ops *ops;
-};
-
 /*
  * Whether the format writes files of its own instead of the one it is
  * opened on (csv with -o: a file a table; xlsx: the workbook, which
  * needs -o); then open() gets fp NULL.
  */
 int render_writes_files(const char *format, const struct render_options *opt);
-
-/* The format named `name`, or NULL. */
-const struct render_format *render_find(const char *name);
-
-/* Lists the formats, one a line, for usage messages. */
-void render_list(FILE *fp);
 
 /*
  * Writes `before`, "computed from lossy input: ...", `after` if
@@ -133,7 +123,6 @@ extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_speedscope_ops;
 extern const struct render_ops render_html_ops;
-extern const struct render_ops render_report_ops;
 extern const struct render_ops render_xlsx_ops;	/* a stub without it */
 
 #endif

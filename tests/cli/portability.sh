@@ -32,7 +32,7 @@ if [ -f /usr/include/xlsxwriter.h ] && [ -d /usr/include/xlsxwriter ]; then
 fi
 if $cc -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -DETL_NO_XLSX \
     -I"$ETL_TOP/lib" -I"$tmp" -fsyntax-only \
-    "$ETL_TOP/lib/render/render_xlsx.c" "$ETL_TOP/lib/render/render.c" \
+    "$ETL_TOP/lib/render/render_xlsx.c" "$ETL_TOP/lib/report/formats.c" \
     2>"$tmp/err"; then
 	pass mingw-no-xlsx
 else

@@ -34,6 +34,7 @@
 #include <zstd.h>
 
 #include "render/render.h"
+#include "report/formats.h"
 #include "stream/loss.h"
 #include "model/model.h"
 #include "views/view.h"

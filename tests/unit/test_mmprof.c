@@ -13,6 +13,7 @@
 #include "mmprof/in_mmprof.h"
 #include "mmprof/mmprof_decode.h"
 #include "render/render.h"
+#include "report/formats.h"
 #include "views/view.h"
 #include "harness.h"
 

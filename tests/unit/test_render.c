@@ -11,6 +11,7 @@
 
 #include "render/markup.h"
 #include "render/render.h"
+#include "report/formats.h"
 #include "stream/stream.h"
 #include "harness.h"
 

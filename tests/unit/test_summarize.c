@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "report/formats.h"
 #include "render/render_summarize.h"
 #include "stream/stream.h"
 #include "harness.h"

@@ -10,7 +10,7 @@
 
 #include "base/platform.h"
 #include "out/out_scale.h"
-#include "markup.h"
+#include "render/markup.h"
 #include "report_summary.h"
 
 #define TRACES_MAX	8	/* sysconfig rows shown */

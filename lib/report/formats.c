@@ -1,9 +1,10 @@
 /*
- * render.c - the table of output formats.
+ * formats.c - the table of output formats (formats.h).
  */
 #include <string.h>
 
-#include "render.h"
+#include "formats.h"
+#include "render_report.h"
 
 static const struct render_format formats[] = {
 	{ "text", "aligned columns for a terminal (the default)",

@@ -43,8 +43,9 @@
 #include "base/platform.h"
 #include "out/out_html.h"
 #include "stream/loss.h"
-#include "markup.h"
-#include "render.h"
+#include "render/markup.h"
+#include "render/render.h"
+#include "render_report.h"
 #include "report_page.h"
 #include "report_summary.h"
 
