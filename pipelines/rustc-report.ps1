@@ -5,8 +5,8 @@ The whole report of a Rust build's trace as one page that stands alone.
 .DESCRIPTION
 rustc-report.ps1 - the whole report of a build's trace as one page that
 stands alone: the tabs of WPA's rustc profile (Summary, Crates, Build
-processes, Process tree, CPU, Memory, Waits, and Queries with
--ProfDir), drawn by etlreport -f html from the tables of one etlagg
+processes, Process tree, CPU, Memory, Waits, Timeline, and Queries
+with -ProfDir), drawn by etlreport -f html from the tables of one etlagg
 pass.  The twin of rustc-report.sh.
 
 Writes NAME.report.html for trace NAME.etl, into the current directory,
@@ -14,9 +14,10 @@ or -Out (a file, or a directory to write NAME.report.html into).
 -All takes every process of the trace, not only those of the build
 (the waits and threads of every process but Idle);
 -ProfDir names a directory of rustc self-profiles (*.mm_profdata) for
-the Queries tab; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
+the Queries tab, joined to the trace for the Timeline tab's queries; -SymbolPath (default: $env:_NT_SYMBOL_PATH) names the
 frames with etlsym.  The trace is decoded once, and every table made in
-one etlagg pass over it: each view of the build's processes (etlagg's
+one etlagg pass over it (the timeline in a second one with -ProfDir or
+-Xlsx): each view of the build's processes (etlagg's
 --rustc, which is etlfilter's) unless -All is given; by the composition
 law of etlfilter(1) their rows are those the whole trace gives for the
 build's processes.  -Baseline names the trace of an earlier build
@@ -38,7 +39,8 @@ The page to write (default: NAME.report.html in the current directory),
 or a directory to write NAME.report.html into.  -OutDir is the same.
 
 .PARAMETER ProfDir
-A directory of rustc self-profiles (*.mm_profdata) for the Queries tab.
+A directory of rustc self-profiles (*.mm_profdata) for the Queries tab,
+joined to the trace for the Timeline tab's queries.
 
 .PARAMETER SymbolPath
 The symbol path for etlsym (default: $env:_NT_SYMBOL_PATH); frames are
@@ -155,10 +157,19 @@ try {
 		$title = "${name}: rustc build report against " +
 		    [IO.Path]::GetFileName($Baseline)
 	}
+	# The Timeline tab: in the same pass, but in a pass of its own when
+	# the profiles are given (its query rows join them; the other views
+	# would read a profile as a trace) or the workbook is asked for (a
+	# timeline of a long trace has more rows than a sheet holds).
+	$alone = $ProfDir -or $Xlsx
+	if (-not $alone) {
+		$views += @('+', 'timeline') + $f
+	}
 	$tables = Join-Path $tmp 'views.zst'
 	Invoke-Tool etlagg (@('-q', '--note-filters', '-o', $tables) + $views +
 	    @($src))
 	$parts += $tables
+	$profiles = @()
 	if ($ProfDir) {
 		$profiles = @(Get-ChildItem -LiteralPath $ProfDir -Filter '*.mm_profdata' |
 		    Sort-Object Name | ForEach-Object { $_.FullName })
@@ -170,8 +181,15 @@ try {
 		    'querystacks') + $profiles)
 		$parts += $queries
 	}
+	$pageParts = $parts
+	if ($alone) {
+		$timeline = Join-Path $tmp 'timeline.zst'
+		Invoke-Tool etlagg (@('-q', '--note-filters', '-o', $timeline,
+		    'timeline') + $f + @($src) + $profiles)
+		$pageParts = $parts + @($timeline)
+	}
 	Invoke-Tool etlreport (@('-q', '-f', 'html', '--title', $title, '-o',
-	    $page) + $parts)
+	    $page) + $pageParts)
 	$page
 	if ($Xlsx) {
 		$book = [IO.Path]::ChangeExtension($page, '.xlsx')

@@ -1,7 +1,8 @@
 #!/bin/sh
 # rustc-report.sh - the whole report of a build's trace as one page that
 # stands alone: the tabs of WPA's rustc profile (Summary, Crates, Build
-# processes, Process tree, CPU, Memory, Waits, and Queries with -p),
+# processes, Process tree, CPU, Memory, Waits, Timeline, and Queries
+# with -p),
 # drawn by etlreport -f html from the tables of one etlagg pass.
 #
 # Usage: rustc-report.sh [-ax] [-p dir] [-o file] [-y path]
@@ -14,7 +15,8 @@
 #            figures and the changes (etlagg --diff), the flame graphs
 #            are differential (red grew, blue shrank), and the Summary
 #            shows both machines and both sample counts
-#   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab
+#   -p dir   rustc self-profiles (*.mm_profdata) for the Queries tab,
+#            and joined to the trace for the Timeline tab's queries
 #   -o file  the page (default: NAME.report.html in the current
 #            directory; in `file` when it is a directory)
 #   -x       also the tables as an Excel workbook beside the page
@@ -26,7 +28,7 @@
 #   -h, --help  this text
 #
 # The trace is decoded once, and every table is made in one etlagg
-# pass over it: each view of the build's processes (etlagg's --rustc,
+# pass over it (the timeline in a second one with -p or -x): each view of the build's processes (etlagg's --rustc,
 # which is etlfilter's) unless -a is given.  By the composition law of
 # etlfilter(1) their rows are those the whole trace gives for the
 # build's processes.
@@ -149,6 +151,16 @@ if [ -n "$baseline" ]; then
 	    vmem --timeline $f"
 fi
 
+# The Timeline tab: in the same pass, but in a pass of its own when the
+# profiles are given (its query rows join them; the other views would
+# read a profile as a trace) or the workbook is asked for (a timeline of
+# a long trace has more rows than a sheet holds).
+tl=""
+if [ -z "$profiles" ] && [ $xlsx = 0 ]; then
+	views="$views + timeline $f"
+else
+	tl="timeline $f"
+fi
 # shellcheck disable=SC2086
 etlagg -q --note-filters -o "$tmp/views.zst" $views "$src" ||
     die "$trace: etlagg failed"
@@ -159,15 +171,25 @@ if [ -n "$baseline" ]; then
 else
 	title="$name: rustc build report"
 fi
+cp "$tmp/views.zst" "$tmp/page.zst" || die "cannot write $tmp"
 if [ -n "$profiles" ]; then
 	set -- "$profiles"/*.mm_profdata
 	[ -f "$1" ] || die "$profiles: no .mm_profdata file"
 	etlagg -q -o "$tmp/queries.zst" queries + querystacks "$@" ||
 	    die "$profiles: etlagg queries failed"
 	cat "$tmp/queries.zst" >>"$tmp/views.zst"
+	cat "$tmp/queries.zst" >>"$tmp/page.zst"
+else
+	set --
+fi
+if [ -n "$tl" ]; then
+	# shellcheck disable=SC2086
+	etlagg -q --note-filters -o "$tmp/timeline.zst" $tl "$src" "$@" ||
+	    die "$trace: etlagg timeline failed"
+	cat "$tmp/timeline.zst" >>"$tmp/page.zst"
 fi
 etlreport -q -f html --title "$title" -o "$page" \
-    "$tmp/views.zst" || die "etlreport failed"
+    "$tmp/page.zst" || die "etlreport failed"
 echo "$page"
 if [ $xlsx = 1 ]; then
 	book=${page%.[hH][tT][mM][lL]}.xlsx

@@ -123,6 +123,7 @@ extern const struct render_ops render_folded_ops;
 extern const struct render_ops render_svg_ops;
 extern const struct render_ops render_speedscope_ops;
 extern const struct render_ops render_html_ops;
+extern const struct render_ops render_timeline_ops;
 extern const struct render_ops render_xlsx_ops;	/* a stub without it */
 
 #endif

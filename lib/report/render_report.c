@@ -17,6 +17,8 @@
  *			top stacks, vmem_timeline as its line chart
  *	Waits		waits and threadtime stack tables as flame graphs,
  *			threads and switches tables
+ *	Timeline	timeline: each thread's states, queries and samples
+ *			on one time axis (render_timeline.c, in a frame)
  *	Queries		queries and querystacks, when the stream has them
  *
  * Each picture is drawn by the renderer that draws it alone, into a
@@ -56,7 +58,7 @@
 #define TREE_PERCENT	0.2	/* the tree leaves out shorter lives */
 /*
  * The page stays under 8 MB: its parts get PAGE_BUDGET bytes, each
- * PART_MAX at most; pictures of stacks first, then the crates, then the
+ * PART_MAX at most; pictures of stacks first, then the crates and the timeline, then the
  * others in the order of the page; a part that does not fit is left
  * out, and a note says so.
  */
@@ -70,7 +72,7 @@
 
 enum tab {
 	TAB_SUMMARY, TAB_CRATES, TAB_PROCESSES, TAB_TREE, TAB_CPU,
-	TAB_MEMORY, TAB_WAITS, TAB_QUERIES, NTABS
+	TAB_MEMORY, TAB_WAITS, TAB_TIMELINE, TAB_QUERIES, NTABS
 };
 
 static const struct {
@@ -92,6 +94,10 @@ static const struct {
 	    "(pipelines/rustc.wprp)." },
 	[TAB_WAITS] = { "waits", "Waits", "The stream holds no waits or "
 	    "threads table (etlagg waits, threads), or the trace no context "
+	    "switches: record it with WPR's CPU profile with CSwitch and "
+	    "ReadyThread events (pipelines/rustc.wprp)." },
+	[TAB_TIMELINE] = { "timeline", "Timeline", "The stream holds no "
+	    "timeline table (etlagg timeline), or the trace no context "
 	    "switches: record it with WPR's CPU profile with CSwitch and "
 	    "ReadyThread events (pipelines/rustc.wprp)." },
 	[TAB_QUERIES] = { "queries", "Queries", "" },
@@ -131,6 +137,7 @@ struct render {
 	struct render *single;
 	size_t tables, left_out;
 	int crates;
+	int timeline;			/* a timeline table: never one page */
 	/*
 	 * The parts, in order: PARTS_MAX slots made at once, so that a
 	 * part open (pic, tab) stays where it is.
@@ -263,7 +270,7 @@ tab_of(const struct stream_table *t)
 		{ "heap", TAB_MEMORY }, { "heapsnap", TAB_MEMORY },
 		{ "waits", TAB_WAITS }, { "threads", TAB_WAITS },
 		{ "switches", TAB_WAITS }, { "threadtime", TAB_WAITS },
-		{ "querystacks", TAB_QUERIES },
+		{ "querystacks", TAB_QUERIES }, { "timeline", TAB_TIMELINE },
 	};
 	size_t i;
 
@@ -462,7 +469,13 @@ begin_table(struct render *rd, const struct stream_table *t)
 		return 0;
 	}
 	/* Pictures: stack tables, the commit timeline, the tree. */
-	if (rd->stack_col >= 0 || strcmp(t->name, "vmem_timeline") == 0) {
+	if (strcmp(t->name, "timeline") == 0) {
+		/* Its stack column is of its buckets: no table of stacks. */
+		rd->pic_ops = &render_timeline_ops;
+		rd->timeline = picture = 1;
+		rd->stack_col = -1;
+	} else if (rd->stack_col >= 0 ||
+	    strcmp(t->name, "vmem_timeline") == 0) {
 		rd->pic_ops = &render_svg_ops;
 		picture = 1;
 	} else if (strcmp(t->name, "tree") == 0) {
@@ -869,7 +882,7 @@ fit_parts(struct render *rd)
 		for (i = 0; i < rd->nparts; i++) {
 			struct part *p = &rd->parts[i];
 			int mine = pass == 0 ? p->stacks : pass == 1 ?
-			    p->tab == TAB_CRATES : 1;
+			    p->tab == TAB_CRATES || p->tab == TAB_TIMELINE : 1;
 
 			if (!p->left_out || !mine)
 				continue;
@@ -996,7 +1009,7 @@ report_close(struct render *rd)
 	size_t i;
 	int rc = end_table(rd), single;
 
-	single = rd->tables < 2 && !rd->crates;
+	single = rd->tables < 2 && !rd->crates && !rd->timeline;
 	if (single) {
 		int src = render_html_ops.close(rd->single);
 
