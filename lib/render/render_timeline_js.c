@@ -431,6 +431,7 @@ const char render_timeline_script[] =
 	"if (!lanes.length) notes.textContent = 'The timeline table has no spans.';\n"
 	"// For tests and scripts: the time at a pixel and back, the view.\n"
 	"window.timeline = { xOf: xOf, tOf: tOf, view: function () { return [v0, v1]; },\n"
+	"    whole: [D.t0, D.t1],\n"
 	"    lanes: lanes, rows: rows, gutter: G, laneHeight: LANE_H,\n"
 	"    select: function (a, b) { sel = [a, b]; draw(); summarize(a, b); },\n"
 	"    zoom: zoomTo };\n"
