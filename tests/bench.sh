@@ -32,7 +32,11 @@
 #                         against measureme's summarize, stack_collapse
 #                         and crox), diff (etlagg --diff against the
 #                         two views it runs), twins (the .ps1 pipelines
-#                         against their .sh); default all
+#                         against their .sh), timeline (etlagg timeline
+#                         + cpu --by query over a build and its
+#                         self-profiles against etlcat of them, issue
+#                         35's target 1.3x, and the report's Timeline
+#                         tab in Chromium); default all
 #   BENCH_WAITS_SIZE=bytes  size of the context-switch trace (64 MiB)
 #   MEASUREME_BIN=dir     where measureme's tools are (default: PATH)
 #   BENCH_RUST_SRC=file   the crate (lib.rs, edition 2018, no
@@ -43,7 +47,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$top/build:$PATH
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff twins}
+parts=${BENCH_PARTS:-instructions timing views report waits symbols measureme diff twins timeline}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
@@ -290,6 +294,56 @@ ratio_to() {
 		r = a / b
 		s = r <= 1.5 ? "met" : "not met"
 		printf "  %-22s %5.2fx etlcat (target 1.5x: %s)\n", n, r, s }'
+}
+
+# ratio_target NAME SECS BASE-SECS TARGET: NAME's time against etlcat's.
+ratio_target() {
+	awk -v n="$1" -v a="$2" -v b="$3" -v t="$4" 'BEGIN {
+		r = a / b
+		printf "  %-30s %5.2fx etlcat (target %sx: %s)\n", n, r, t,
+		    r <= t ? "met" : "not met" }'
+}
+
+# The timeline joined to rustc's queries (issue 35), on a compressed
+# build with self-profiles (etlsynth --self-profile, kept in
+# build/bench/): etlagg timeline + cpu --by query over the trace and its
+# profiles against etlcat of them alone (target 1.3x); then the report
+# with -p, whose Timeline tab, in headless Chromium, is timed from its
+# loading to its first drawing, and a zoom to its redrawing.
+bench_timeline() {
+	trace=$top/build/bench/rustc-build-$size-prof.etl
+	prof=$trace.prof
+	[ -d "$prof" ] || rm -f "$trace"
+	gen_trace "$trace" --size "$size" --seed 1 --compress \
+	    --self-profile "$prof" || return 1
+	bytes=$(cat "$trace" "$prof"/*.mm_profdata | wc -c)
+	cat "$trace" "$prof"/*.mm_profdata >/dev/null
+	echo "== the timeline and the query join: $trace and" \
+	    "$(ls "$prof" | wc -l | tr -d ' ') profiles"
+	want "etlcat (trace and profiles)" \
+	    "etlcat -q '$trace' '$prof'/*.mm_profdata" tcat
+	want "etlagg timeline + cpu --by query" \
+	    "etlagg -q timeline + cpu --by query '$trace' '$prof'/*.mm_profdata" \
+	    tjoin
+	rows
+	ratio_target "timeline + cpu --by query" "$secs_tjoin" "$secs_tcat" 1.3
+	start=$(date +%s.%N)
+	sh "$top/pipelines/rustc-report.sh" -p "$prof" -o "$out/t.html" \
+	    "$trace" >/dev/null 2>"$out/err" ||
+	    { echo "bench: rustc-report.sh -p failed: $(head -c 200 \
+	    "$out/err")"; return 0; }
+	end=$(date +%s.%N)
+	echo "  rustc-report.sh -p: $(awk -v a="$start" -v b="$end" \
+	    'BEGIN { printf "%.1f", b - a }') s, page $(wc -c <"$out/t.html" |
+	    tr -d ' ') bytes"
+	if command -v node >/dev/null && set -- $(node \
+	    "$top/tests/timeline-page.js" "$out/t.html" 2>"$out/err"); then
+		echo "  Timeline tab in Chromium: first drawing $1 ms after" \
+		    "loading began, a zoom $2 ms; $3 lanes"
+	else
+		echo "  Timeline tab: not timed ($(head -c 200 "$out/err"))"
+	fi
+	echo
 }
 
 # The build report, from the trace to the page, against etlcat alone on
@@ -604,6 +658,7 @@ bench_twins() {
 for part in $parts; do
 	case $part in
 	twins)		bench_twins ;;
+	timeline)	bench_timeline ;;
 	instructions)	bench_instructions ;;
 	timing)		bench_timing ;;
 	views)		bench_views ;;

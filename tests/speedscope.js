@@ -23,6 +23,12 @@
 //	equal EXPECTED's, in order; and so do the names, exact totals and
 //	units of the app's own export of what it loaded (its Export button)
 //
+//   node tests/speedscope.js loads NAME FILE MIN WORD
+//	PASS or FAIL NAME for FILE (of any format the app imports, such as
+//	Chrome's trace events) loaded into the app: it loads without an
+//	error, its export holds at least MIN profiles, and one of their
+//	names holds WORD (what the file names its lanes)
+//
 // CHROMIUM names the browser (default /usr/bin/chromium).
 'use strict';
 const fs = require('fs');
@@ -284,6 +290,69 @@ async function loadOne(browser, port, i, file, want) {
 	return problems;
 }
 
+// Loads a file of any format; the names of the profiles it exports.
+async function loadAny(browser, port, file) {
+	const page = await browser.newPage();
+	let alerted = null;
+
+	page.on('dialog', (d) => {
+		alerted = d.message();
+		d.dismiss();
+	});
+	await page.evaluateOnNewDocument(() => {
+		const make = URL.createObjectURL;
+		window.etlBlobs = [];
+		URL.createObjectURL = (b) => {
+			window.etlBlobs.push(b);
+			return make.call(URL, b);
+		};
+	});
+	try {
+		await page.goto('http://127.0.0.1:' + port + '/#profileURL=' +
+		    encodeURIComponent('/f/0/' + path.basename(file)));
+		await page.waitForFunction(() =>
+		    document.body.innerText.includes('Export'),
+		    { timeout: 60000 });
+		return (await exported(page)).profiles.map((p) => p.name);
+	} catch (e) {
+		throw new Error(alerted !== null ? 'the app said ' +
+		    JSON.stringify(alerted) : String(e.message || e));
+	} finally {
+		await page.close();
+	}
+}
+
+async function loads(name, file, min, word) {
+	const puppeteer = need('puppeteer-core');
+	const server = await serve([file]);
+	const browser = await puppeteer.launch({
+		executablePath: browserPath,
+		args: ['--no-sandbox', '--disable-gpu', '--no-first-run',
+		    '--disable-background-networking'],
+	});
+	const problems = [];
+	try {
+		const names = await loadAny(browser, server.address().port, file);
+		if (names.length < min)
+			problems.push(names.length + ' profiles, not ' + min +
+			    ' or more');
+		if (!names.some((n) => n.includes(word)))
+			problems.push('no profile named with ' +
+			    JSON.stringify(word) + ': ' +
+			    JSON.stringify(names.slice(0, 3)));
+		if (!problems.length)
+			console.log('PASS ' + name + ' (' + names.length +
+			    ' profiles)');
+		else
+			verdict(name, problems);
+	} catch (e) {
+		verdict(name, [e.message]);
+	} finally {
+		await browser.close();
+		server.close();
+	}
+}
+
 function readExpected(file) {
 	return fs.readFileSync(file, 'utf8').split('\n').filter((l) =>
 	    l !== '').map((l) => JSON.parse(l));
@@ -319,6 +388,8 @@ async function main(argv) {
 		expect(argv[1], argv[2]);
 	else if (argv[0] === 'schema' && argv.length === 3)
 		schema(argv[1], argv[2]);
+	else if (argv[0] === 'loads' && argv.length === 5)
+		await loads(argv[1], argv[2], Number(argv[3]), argv[4]);
 	else if (argv[0] === 'app' && argv.length >= 4 &&
 	    (argv.length - 1) % 3 === 0)
 		await app(argv.slice(1));

@@ -482,11 +482,13 @@ query_row(struct render *rd, const struct stream_row *row)
 static void
 process_row(struct render *rd, const struct stream_row *row)
 {
-	struct proc *p = &rd->procs[proc_of(rd, cell_text(rd, row, C_PROCESS),
-	    (uint32_t)cell_int(rd, row, C_PID, 0))];
+	uint32_t i = proc_of(rd, cell_text(rd, row, C_PROCESS),
+	    (uint32_t)cell_int(rd, row, C_PID, 0));
+	struct proc *p;
 
 	if (rd->oom)
 		return;
+	p = &rd->procs[i];	/* after proc_of(), which may move them */
 	p->from = cell_int(rd, row, C_START, INT64_MIN);
 	p->to = cell_int(rd, row, C_END, INT64_MIN);
 }
@@ -758,7 +760,7 @@ write_page(struct render *rd)
 	fputs(render_timeline_head, rd->fp);
 	fputs("<title>", rd->fp);
 	markup_text(rd->fp, title, strlen(title));
-	fputs("</title></head>\n<body>\n<h1>", rd->fp);
+	fputs("</title></head>\n<body>\n<h1 id=\"title\">", rd->fp);
 	markup_text(rd->fp, title, strlen(title));
 	fputs("</h1>\n", rd->fp);
 	fputs(render_timeline_body, rd->fp);

@@ -493,7 +493,8 @@ begin_table(struct render *rd, const struct stream_table *t)
 		if ((rd->pic = new_part(rd, tab, PART_FRAME, title)) == NULL)
 			return -1;
 		/* A flame graph or chart says what it draws, of what. */
-		if (rd->pic_ops == &render_svg_ops)
+		if (rd->pic_ops == &render_svg_ops ||
+		    rd->pic_ops == &render_timeline_ops)
 			o.title = rd->pic->title;
 		if ((rd->pic->fp = platform_scratch_file()) == NULL ||
 		    (rd->pic_rd = rd->pic_ops->open(rd->pic->fp,

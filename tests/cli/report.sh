@@ -47,7 +47,7 @@ for page in build sample.report lean; do
 done
 check_eq report-tabs "$(grep -o '<button data-tab="[a-z]*"' \
     "$tmp/sample.report.html" | sed 's/.*="//; s/"//' | xargs)" \
-    "summary crates processes tree cpu memory waits queries"
+    "summary crates processes tree cpu memory waits timeline queries"
 check_eq report-no-queries-tab "$(grep -c 'data-tab="queries"' \
     "$tmp/build.html")" 0
 # The crates rows are the crates view's, pids in the same order.
@@ -153,10 +153,10 @@ cat >"$tmp/sort.js" <<'JS'
 JS
 test_page clicks.html build.html 'width="1300" height="900"' <"$tmp/clicks.js"
 check_eq report-chromium-tabs "$(seen clicks.html)" \
-    'tabs summary,crates,processes,tree,cpu,memory,waits'
+    'tabs summary,crates,processes,tree,cpu,memory,waits,timeline'
 test_page clicks-q.html sample.report.html 'width="1300" height="900"' <"$tmp/clicks.js"
 check_eq report-chromium-tabs-queries "$(seen clicks-q.html)" \
-    'tabs summary,crates,processes,tree,cpu,memory,waits,queries'
+    'tabs summary,crates,processes,tree,cpu,memory,waits,timeline,queries'
 test_page sort.html build.html 'width="1300" height="900"' <"$tmp/sort.js"
 check_eq report-chromium-sort-filter-search "$(seen sort.html)" \
     'sorted down, up, bars, filtered, 3 of 3 searched, loaded in time'

@@ -12,6 +12,8 @@
 #	- the laws of etlfilter(1): a window (the view's own or etlfilter's,
 #	  which keeps a self-profile whole) and process filters (etlfilter's
 #	  or the view's own) give the whole trace's rows of what they keep;
+#	- the Chrome trace events of the timeline give a slice a query,
+#	  nested on a lane of the thread's queries, and load in speedscope;
 #	- a timeline without profiles has no query rows and no join note.
 
 . "$(dirname "$0")/../testlib.sh"
@@ -182,6 +184,18 @@ elif [ -f "$d/tl.st" ]; then
 	    "$d/tl.json" 2>&1)
 	check_eq "timeline-queries-chrome (a slice a query, nested)" "$got" \
 	    "$(wc -l <"$d/q.csv" | tr -d ' ') nested"
+fi
+
+# It loads in speedscope's web app (headless Chromium), a profile a
+# lane, the lanes of queries among them.
+ss="node $ETL_TOP/tests/speedscope.js"
+if [ -f "$d/tl.json" ] && find_browser && command -v node >/dev/null &&
+    CHROMIUM=$browser $ss check 2>/dev/null; then
+	CHROMIUM=$browser $ss loads timeline-queries-chrome-in-speedscope \
+	    "$d/tl.json" 20 queries
+else
+	skip timeline-queries-chrome-in-speedscope "no chromium, node or" \
+	    "speedscope (sh .ci/npm.sh)"
 fi
 
 # No profile: no query rows, no note of a join.
