@@ -231,13 +231,14 @@ async function exported(page) {
 	    window.etlBlobs[0].text()));
 }
 
-async function loadOne(browser, port, i, file, want) {
+// A page of the app with FILE (the server's i-th) loaded; what the app
+// said in an alert, if it did, is in page.etlAlert.
+async function openApp(browser, port, i, file) {
 	const page = await browser.newPage();
-	const problems = [];
-	let alerted = null;
 
+	page.etlAlert = null;
 	page.on('dialog', (d) => {
-		alerted = d.message();
+		page.etlAlert = d.message();
 		d.dismiss();
 	});
 	await page.evaluateOnNewDocument(() => {
@@ -248,12 +249,23 @@ async function loadOne(browser, port, i, file, want) {
 			return make.call(URL, b);
 		};
 	});
+	return page;
+}
+
+// Waits until the app shows what it loaded.
+async function appLoads(page, port, i, file) {
+	await page.goto('http://127.0.0.1:' + port + '/#profileURL=' +
+	    encodeURIComponent('/f/' + i + '/' + path.basename(file)));
+	await page.waitForFunction(() =>
+	    document.body.innerText.includes('Export'), { timeout: 60000 });
+}
+
+async function loadOne(browser, port, i, file, want) {
+	const page = await openApp(browser, port, i, file);
+	const problems = [];
+
 	try {
-		await page.goto('http://127.0.0.1:' + port + '/#profileURL=' +
-		    encodeURIComponent('/f/' + i + '/' + path.basename(file)));
-		await page.waitForFunction(() =>
-		    document.body.innerText.includes('Export'),
-		    { timeout: 60000 });
+		await appLoads(page, port, i, file);
 		const list = await shown(page);
 		const names = list.map((p) => p[0]);
 		const wantNames = want.map((p) => p.name);
@@ -283,8 +295,8 @@ async function loadOne(browser, port, i, file, want) {
 				break;
 			}
 	} catch (e) {
-		problems.push(alerted !== null ? 'the app said ' +
-		    JSON.stringify(alerted) : String(e.message || e));
+		problems.push(page.etlAlert !== null ? 'the app said ' +
+		    JSON.stringify(page.etlAlert) : String(e.message || e));
 	}
 	await page.close();
 	return problems;
@@ -292,31 +304,14 @@ async function loadOne(browser, port, i, file, want) {
 
 // Loads a file of any format; the names of the profiles it exports.
 async function loadAny(browser, port, file) {
-	const page = await browser.newPage();
-	let alerted = null;
+	const page = await openApp(browser, port, 0, file);
 
-	page.on('dialog', (d) => {
-		alerted = d.message();
-		d.dismiss();
-	});
-	await page.evaluateOnNewDocument(() => {
-		const make = URL.createObjectURL;
-		window.etlBlobs = [];
-		URL.createObjectURL = (b) => {
-			window.etlBlobs.push(b);
-			return make.call(URL, b);
-		};
-	});
 	try {
-		await page.goto('http://127.0.0.1:' + port + '/#profileURL=' +
-		    encodeURIComponent('/f/0/' + path.basename(file)));
-		await page.waitForFunction(() =>
-		    document.body.innerText.includes('Export'),
-		    { timeout: 60000 });
+		await appLoads(page, port, 0, file);
 		return (await exported(page)).profiles.map((p) => p.name);
 	} catch (e) {
-		throw new Error(alerted !== null ? 'the app said ' +
-		    JSON.stringify(alerted) : String(e.message || e));
+		throw new Error(page.etlAlert !== null ? 'the app said ' +
+		    JSON.stringify(page.etlAlert) : String(e.message || e));
 	} finally {
 		await page.close();
 	}

@@ -412,10 +412,14 @@ tl_name(struct render *rd, const struct stream_row *row, int64_t pid,
 	put_lit(b, "}}");
 }
 
-/* A span of a thread's state, as a slice on its lane. */
+/*
+ * The start of a row's slice on lane (pid, tid), named by column
+ * name_col, of category `cat` (a JSON string), up to its arguments'
+ * opening brace.
+ */
 static void
-state_row(struct render *rd, const struct stream_row *row, int64_t pid,
-    int64_t tid)
+slice_head(struct render *rd, const struct stream_row *row, int name_col,
+    const char *cat, int64_t pid, int64_t tid)
 {
 	struct buf *b = &rd->out;
 	int64_t start = tl_int(rd, row, TL_START), end = tl_int(rd, row,
@@ -423,8 +427,10 @@ state_row(struct render *rd, const struct stream_row *row, int64_t pid,
 
 	element(rd);
 	put_lit(b, "{\"name\":");
-	tl_string(rd, row, TL_STATE, "?");
-	put_lit(b, ",\"cat\":\"thread state\",\"ph\":\"X\",\"ts\":");
+	tl_string(rd, row, name_col, "?");
+	put_lit(b, ",\"cat\":");
+	put_cstr(b, cat);
+	put_lit(b, ",\"ph\":\"X\",\"ts\":");
 	put_i64(b, floor_div(start, 1000));
 	put_lit(b, ",\"dur\":");
 	put_i64(b, us_dur(start, end));
@@ -433,6 +439,16 @@ state_row(struct render *rd, const struct stream_row *row, int64_t pid,
 	put_lit(b, ",\"tid\":");
 	put_i64(b, tid);
 	put_lit(b, ",\"args\":{");
+}
+
+/* A span of a thread's state, as a slice on its lane. */
+static void
+state_row(struct render *rd, const struct stream_row *row, int64_t pid,
+    int64_t tid)
+{
+	struct buf *b = &rd->out;
+
+	slice_head(rd, row, TL_STATE, "\"thread state\"", pid, tid);
 	if (tl_cell(rd, row, TL_CPU) != NULL) {
 		put_lit(b, "\"cpu\":");
 		put_i64(b, tl_int(rd, row, TL_CPU));
@@ -528,18 +544,8 @@ timeline_row(struct render *rd, const struct stream_row *row)
 	} else if (tl_kind(rd, row, "query")) {
 		tid = (int64_t)((uint32_t)tid | QUERY_LANE);
 		tl_name(rd, row, pid, tid);
-		element(rd);
-		put_lit(b, "{\"name\":");
-		tl_string(rd, row, TL_QUERY, "?");
-		put_lit(b, ",\"cat\":\"query\",\"ph\":\"X\",\"ts\":");
-		put_i64(b, floor_div(start, 1000));
-		put_lit(b, ",\"dur\":");
-		put_i64(b, us_dur(start, end));
-		put_lit(b, ",\"pid\":");
-		put_i64(b, pid);
-		put_lit(b, ",\"tid\":");
-		put_i64(b, tid);
-		put_lit(b, ",\"args\":{\"depth\":");
+		slice_head(rd, row, TL_QUERY, "\"query\"", pid, tid);
+		put_lit(b, "\"depth\":");
 		put_i64(b, tl_int(rd, row, TL_DEPTH));
 		put_lit(b, "}}");
 	} else if (tl_kind(rd, row, "commit")) {

@@ -11,7 +11,8 @@
  * The page carries its data, so that it stands alone and the selection
  * is computed in it.  A long trace has more spans than a page can hold:
  * so that the page stays under its budget, spans shorter than a length
- * that grows as they come (doubled whenever SEGS_MAX would be passed)
+ * that grows as they come (doubled whenever SEGS_MAX would be passed,
+ * and at the end while the data passes DATA_MAX bytes)
  * are merged with their short neighbours of the same lane into mixed
  * spans that keep each state's time, so that the sums of a selection
  * stay exact to the edges of the spans it cuts; buckets of samples are
@@ -41,6 +42,9 @@
 #define COMMIT_MAX	8000	/* steps of commit */
 #define DEPTH_MAX	8	/* query levels drawn */
 #define MIN_STEP	1000	/* ns: the first length merged or cut */
+#define STACK_TEXT_MAX	480	/* bytes of a bucket's stack kept */
+#define DATA_MAX	1000000	/* bytes of the page's data at most */
+#define LANES_MAX	600	/* threads drawn: the busiest */
 
 enum { ST_RUNNING, ST_READY, ST_WAITING, ST_MIXED };
 
@@ -78,6 +82,8 @@ struct qspan {
 
 struct lane {
 	uint32_t proc, tid;
+	int shown;			/* among the LANES_MAX busiest */
+	uint64_t running;		/* its running time, to rank it */
 	struct seg *s;
 	size_t ns, scap;
 	struct bucket *b;
@@ -111,9 +117,11 @@ struct render {
 	size_t nprocs, proccap;
 	struct commit *commits;
 	size_t ncommits, commitcap;
+	uint32_t *page_id;		/* by text: its index on the page + 1 */
 	size_t segs, buckets, queries;	/* kept, over all lanes */
 	uint64_t segs_in, buckets_in, queries_in, queries_cut, deep;
 	uint64_t commits_in;
+	size_t lanes_hidden;		/* threads past LANES_MAX */
 	int64_t seg_min, q_min;		/* merged below, left out below */
 	int64_t bucket_w;		/* buckets merged to this width */
 	int64_t commit_keep;		/* steps kept: one in this many */
@@ -303,12 +311,22 @@ coalesce(struct render *rd, struct lane *l)
 	l->ns = out;
 }
 
+/* Merges spans up to twice as long as before, in every lane. */
 static void
-add_seg(struct render *rd, struct lane *l, const struct seg *s)
+merge_more(struct render *rd)
 {
 	size_t i;
 
+	rd->seg_min = rd->seg_min < MIN_STEP ? MIN_STEP : rd->seg_min * 2;
+	for (i = 0; i < rd->nlanes; i++)
+		coalesce(rd, &rd->lanes[i]);
+}
+
+static void
+add_seg(struct render *rd, struct lane *l, const struct seg *s)
+{
 	rd->segs_in++;
+	l->running += s->ns[ST_RUNNING];
 	if (l->ns > 0 && merges(rd, &l->s[l->ns - 1], s)) {
 		merge_seg(&l->s[l->ns - 1], s);
 		return;
@@ -319,12 +337,8 @@ add_seg(struct render *rd, struct lane *l, const struct seg *s)
 	}
 	l->s[l->ns++] = *s;
 	rd->segs++;
-	while (rd->segs > SEGS_MAX) {
-		rd->seg_min = rd->seg_min < MIN_STEP ? MIN_STEP :
-		    rd->seg_min * 2;
-		for (i = 0; i < rd->nlanes; i++)
-			coalesce(rd, &rd->lanes[i]);
-	}
+	while (rd->segs > SEGS_MAX)
+		merge_more(rd);
 }
 
 static void
@@ -371,6 +385,32 @@ state_row(struct render *rd, const struct stream_row *row)
 
 /* ---- buckets of samples: merged two into one ---- */
 
+/*
+ * A bucket's stack, its innermost STACK_TEXT_MAX bytes at most (from a
+ * frame's start, after "...;"): the page shows the innermost frames, and
+ * a whole stack of each bucket would fill it.
+ */
+static uint32_t
+stack_text(struct render *rd, const struct stream_row *row)
+{
+	const struct value *v = cell(rd, row, C_STACK);
+	const char *p, *cut;
+	char buf[STACK_TEXT_MAX + 8];
+	size_t len;
+
+	if (v == NULL || v->type != VAL_STR)
+		return 0;
+	p = v->v.s.ptr;
+	len = v->v.s.len;
+	if (len <= STACK_TEXT_MAX)
+		return text_n(rd, p, len);
+	cut = memchr(p + len - STACK_TEXT_MAX, ';', STACK_TEXT_MAX);
+	cut = cut != NULL ? cut + 1 : p + len - STACK_TEXT_MAX;
+	memcpy(buf, "...;", 4);
+	memcpy(buf + 4, cut, (size_t)(p + len - cut));
+	return text_n(rd, buf, 4 + (size_t)(p + len - cut));
+}
+
 static void
 widen(struct render *rd, struct lane *l)
 {
@@ -393,12 +433,22 @@ widen(struct render *rd, struct lane *l)
 	l->nb = out;
 }
 
+/* Merges buckets two into one, in every lane. */
+static void
+widen_more(struct render *rd)
+{
+	size_t i;
+
+	rd->bucket_w *= 2;
+	for (i = 0; i < rd->nlanes; i++)
+		widen(rd, &rd->lanes[i]);
+}
+
 static void
 bucket_row(struct render *rd, const struct stream_row *row)
 {
 	struct lane *l = lane_of(rd, row);
 	struct bucket b;
-	size_t i;
 
 	if (l == NULL)
 		return;
@@ -406,7 +456,7 @@ bucket_row(struct render *rd, const struct stream_row *row)
 	b.at = cell_int(rd, row, C_START, 0);
 	b.width = cell_int(rd, row, C_END, b.at) - b.at;
 	b.count = (uint64_t)cell_int(rd, row, C_SAMPLES, 0);
-	b.stack = cell_text(rd, row, C_STACK);
+	b.stack = stack_text(rd, row);
 	if (b.width <= 0 || b.at < 0)
 		return;
 	if (rd->bucket_w < b.width)
@@ -420,11 +470,8 @@ bucket_row(struct render *rd, const struct stream_row *row)
 	rd->buckets++;
 	if (rd->bucket_w > b.width)
 		widen(rd, l);
-	while (rd->buckets > BUCKETS_MAX) {
-		rd->bucket_w *= 2;
-		for (i = 0; i < rd->nlanes; i++)
-			widen(rd, &rd->lanes[i]);
-	}
+	while (rd->buckets > BUCKETS_MAX)
+		widen_more(rd);
 }
 
 /* ---- queries: the short ones left out ---- */
@@ -442,12 +489,22 @@ cut_queries(struct render *rd, struct lane *l)
 	l->nq = out;
 }
 
+/* Leaves out queries up to twice as long as before, in every lane. */
+static void
+cut_more(struct render *rd)
+{
+	size_t i;
+
+	rd->q_min = rd->q_min < MIN_STEP ? MIN_STEP : rd->q_min * 2;
+	for (i = 0; i < rd->nlanes; i++)
+		cut_queries(rd, &rd->lanes[i]);
+}
+
 static void
 query_row(struct render *rd, const struct stream_row *row)
 {
 	struct lane *l = lane_of(rd, row);
 	struct qspan q;
-	size_t i;
 
 	if (l == NULL)
 		return;
@@ -470,11 +527,8 @@ query_row(struct render *rd, const struct stream_row *row)
 	}
 	l->q[l->nq++] = q;
 	rd->queries++;
-	while (rd->queries > QUERIES_MAX) {
-		rd->q_min = rd->q_min < MIN_STEP ? MIN_STEP : rd->q_min * 2;
-		for (i = 0; i < rd->nlanes; i++)
-			cut_queries(rd, &rd->lanes[i]);
-	}
+	while (rd->queries > QUERIES_MAX)
+		cut_more(rd);
 }
 
 /* ---- lifetimes and commit ---- */
@@ -635,8 +689,54 @@ end_array(struct buf *b)
 	buf_put(b, "],", 2);
 }
 
+/*
+ * The texts the page uses, numbered anew from 1 in order: those of
+ * merged spans, merged buckets and queries left out are not written.
+ * @return : how many, or -1 if out of memory.
+ */
+static long
+number_texts(struct render *rd)
+{
+	size_t i, k;
+	long n = 0;
+
+#define USE(id)	do { if ((id) != 0) rd->page_id[(id)] = 1; } while (0)
+	if ((rd->page_id = calloc(rd->texts.count + 1,
+	    sizeof(*rd->page_id))) == NULL)
+		return -1;
+	for (i = 0; i < rd->nprocs; i++)
+		USE(rd->procs[i].label);
+	for (i = 0; i < rd->nlanes; i++) {
+		const struct lane *l = &rd->lanes[i];
+
+		if (!l->shown)
+			continue;
+		for (k = 0; k < l->ns; k++)
+			if (l->s[k].state != ST_MIXED) {
+				USE(l->s[k].reason);
+				USE(l->s[k].readier);
+			}
+		for (k = 0; k < l->nb; k++)
+			USE(l->b[k].stack);
+		for (k = 0; k < l->nq; k++)
+			USE(l->q[k].label);
+	}
+#undef USE
+	for (i = 1; i <= rd->texts.count; i++)
+		if (rd->page_id[i] != 0)
+			rd->page_id[i] = (uint32_t)++n;
+	return n;
+}
+
+/* A text's number on the page (0: none). */
+static uint32_t
+page_text(const struct render *rd, uint32_t id)
+{
+	return id != 0 ? rd->page_id[id] : 0;
+}
+
 static void
-put_lane(struct buf *b, const struct lane *l)
+put_lane(const struct render *rd, struct buf *b, const struct lane *l)
 {
 	int64_t last = 0;
 	size_t i;
@@ -649,9 +749,9 @@ put_lane(struct buf *b, const struct lane *l)
 		put_num(b, s->to - s->from);
 		put_num(b, s->state);
 		put_num(b, s->state == ST_MIXED ? (int64_t)s->ns[ST_RUNNING] :
-		    s->reason);
+		    page_text(rd, s->reason));
 		put_num(b, s->state == ST_MIXED ? (int64_t)s->ns[ST_READY] :
-		    s->readier);
+		    page_text(rd, s->readier));
 		last = s->from;
 	}
 	end_array(b);
@@ -660,7 +760,7 @@ put_lane(struct buf *b, const struct lane *l)
 		put_num(b, l->b[i].at - last);
 		put_num(b, l->b[i].width);
 		put_num(b, (int64_t)l->b[i].count);
-		put_num(b, l->b[i].stack);
+		put_num(b, page_text(rd, l->b[i].stack));
 		last = l->b[i].at;
 	}
 	end_array(b);
@@ -669,7 +769,7 @@ put_lane(struct buf *b, const struct lane *l)
 		put_num(b, l->q[i].from - last);
 		put_num(b, l->q[i].to - l->q[i].from);
 		put_num(b, l->q[i].depth);
-		put_num(b, l->q[i].label);
+		put_num(b, page_text(rd, l->q[i].label));
 		last = l->q[i].from;
 	}
 	end_array(b);
@@ -682,6 +782,10 @@ static void
 put_notes(struct render *rd, struct buf *b)
 {
 	buf_put(b, "\"notes\":[", 9);
+	if (rd->lanes_hidden > 0)
+		buf_printf(b, "\"%zu threads: the %d that ran the longest are "
+		    "shown, %zu left out (a selection sums the threads shown)."
+		    "\",", rd->nlanes, LANES_MAX, rd->lanes_hidden);
 	if (rd->seg_min > 0)
 		buf_printf(b, "\"%" PRIu64 " spans, more than the page holds: "
 		    "those shorter than %.3f ms are merged with their short "
@@ -716,16 +820,19 @@ put_data(struct render *rd, struct buf *b)
 	    rd->t0 <= rd->t1 ? rd->t0 : 0, rd->t0 <= rd->t1 ? rd->t1 : 1);
 	buf_put(b, "\"texts\":[\"\",", 12);
 	for (i = 1; i <= rd->texts.count; i++) {
+		if (rd->page_id[i] == 0)
+			continue;
 		key = intern_key(&rd->texts, (uint32_t)i, &len);
 		out_json_string_html(b, key, len);
-		buf_put(b, ",\n", i % 16 == 0 ? 2 : 1);
+		buf_put(b, ",\n", rd->page_id[i] % 16 == 0 ? 2 : 1);
 	}
 	end_array(b);
 	buf_put(b, "\n\"procs\":[", 10);
 	for (i = 0; i < rd->nprocs; i++) {
 		const struct proc *p = &rd->procs[i];
 
-		buf_printf(b, "[%" PRIu32 ",%" PRIu32 ",", p->label, p->pid);
+		buf_printf(b, "[%" PRIu32 ",%" PRIu32 ",", page_text(rd,
+		    p->label), p->pid);
 		if (p->from == INT64_MIN)
 			buf_put(b, "null,null],", 11);
 		else
@@ -735,7 +842,8 @@ put_data(struct render *rd, struct buf *b)
 	end_array(b);
 	buf_put(b, "\n\"lanes\":[\n", 11);
 	for (i = 0; i < rd->nlanes; i++)
-		put_lane(b, &rd->lanes[i]);
+		if (rd->lanes[i].shown)
+			put_lane(rd, b, &rd->lanes[i]);
 	end_array(b);
 	buf_put(b, "\n\"commit\":[", 11);
 	for (i = 0; i < rd->ncommits; i++) {
@@ -747,6 +855,75 @@ put_data(struct render *rd, struct buf *b)
 	put_notes(rd, b);
 	b->len--;
 	buf_put(b, "};\n", 3);
+}
+
+static int
+cmp_running(const void *a, const void *b)
+{
+	const struct lane *x = *(struct lane *const *)a;
+	const struct lane *y = *(struct lane *const *)b;
+
+	return (x->running < y->running) - (x->running > y->running);
+}
+
+/*
+ * The lanes shown: all, or the LANES_MAX that ran the longest (a page
+ * of more would be taller than a canvas can be, and its data over its
+ * budget).  @return : 0, or -1 if out of memory.
+ */
+static int
+pick_lanes(struct render *rd)
+{
+	struct lane **by;
+	size_t i;
+
+	for (i = 0; i < rd->nlanes; i++)
+		rd->lanes[i].shown = rd->nlanes <= LANES_MAX;
+	if (rd->nlanes <= LANES_MAX)
+		return 0;
+	if ((by = malloc(rd->nlanes * sizeof(*by))) == NULL)
+		return -1;
+	for (i = 0; i < rd->nlanes; i++)
+		by[i] = &rd->lanes[i];
+	qsort(by, rd->nlanes, sizeof(*by), cmp_running);
+	for (i = 0; i < LANES_MAX; i++)
+		by[i]->shown = 1;
+	rd->lanes_hidden = rd->nlanes - LANES_MAX;
+	free(by);
+	return 0;
+}
+
+/*
+ * The page's data in b, at most DATA_MAX bytes: when the spans, buckets
+ * and queries kept make more, each is halved again (merged, merged,
+ * left out) until they fit.  @return : 0, or -1 if out of memory.
+ */
+static int
+page_data(struct render *rd, struct buf *b)
+{
+	int tries;
+
+	if (pick_lanes(rd) != 0)
+		return -1;
+	for (tries = 0; tries < 64; tries++) {
+		free(rd->page_id);
+		rd->page_id = NULL;
+		b->len = 0;
+		if (number_texts(rd) < 0)
+			return -1;
+		put_data(rd, b);
+		if (b->oom)
+			return -1;
+		if (b->len <= DATA_MAX)
+			break;
+		if (rd->segs > rd->nlanes)
+			merge_more(rd);
+		if (rd->buckets > rd->nlanes && rd->bucket_w > 0)
+			widen_more(rd);
+		if (rd->queries > 0)
+			cut_more(rd);
+	}
+	return 0;
 }
 
 static int
@@ -765,8 +942,7 @@ write_page(struct render *rd)
 	fputs("</h1>\n", rd->fp);
 	fputs(render_timeline_body, rd->fp);
 	fputs("<script>\n", rd->fp);
-	put_data(rd, &b);
-	rc = b.oom ? -1 : 0;
+	rc = page_data(rd, &b);
 	if (rc == 0 && fwrite(b.data, 1, b.len, rd->fp) != b.len)
 		rc = -1;
 	buf_release(&b);
@@ -788,6 +964,7 @@ release(struct render *rd)
 	free(rd->lanes);
 	free(rd->procs);
 	free(rd->commits);
+	free(rd->page_id);
 	intern_release(&rd->texts);
 	intern_release(&rd->lane_keys);
 	intern_release(&rd->proc_keys);

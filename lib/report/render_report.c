@@ -58,7 +58,7 @@
 #define TREE_PERCENT	0.2	/* the tree leaves out shorter lives */
 /*
  * The page stays under 8 MB: its parts get PAGE_BUDGET bytes, each
- * PART_MAX at most; pictures of stacks first, then the crates and the timeline, then the
+ * PART_MAX at most; pictures of stacks first, then the crates, then the
  * others in the order of the page; a part that does not fit is left
  * out, and a note says so.
  */
@@ -883,7 +883,7 @@ fit_parts(struct render *rd)
 		for (i = 0; i < rd->nparts; i++) {
 			struct part *p = &rd->parts[i];
 			int mine = pass == 0 ? p->stacks : pass == 1 ?
-			    p->tab == TAB_CRATES || p->tab == TAB_TIMELINE : 1;
+			    p->tab == TAB_CRATES : 1;
 
 			if (!p->left_out || !mine)
 				continue;

@@ -21,11 +21,15 @@
 #include "stream.h"
 #include "stream_read_state.h"
 
-/* The compressed bytes read so far. */
+/*
+ * The compressed bytes read so far, of every input the reader was
+ * opened on: a section's tables, which it keeps for the next section
+ * (reader_section_reset()), may have grown on an earlier input.
+ */
 uint64_t
 reader_input_read(const struct stream_reader *r)
 {
-	return r->in_offset + r->in.pos;
+	return r->read_before + r->in_offset + r->in.pos;
 }
 
 /*

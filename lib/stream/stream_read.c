@@ -96,6 +96,9 @@ stream_reader_open_file(struct stream_reader *r, FILE *fp, const char *name)
 	r->fp = fp;
 	r->link = NULL;
 	r->name = name;
+	/* The tables a section keeps for the next are charged against all
+	   the input read, not this input's alone (stream_defs.c). */
+	r->read_before += r->in_offset + r->in.pos;
 	r->in.src = r->inbuf;
 	r->in.size = r->in.pos = 0;
 	r->in_offset = 0;

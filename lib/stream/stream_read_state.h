@@ -71,6 +71,7 @@ struct stream_reader {
 	int64_t last_ts;	/* version 2: the last event's time */
 	struct strset strset;
 	size_t def_bytes;	/* what the section's definitions take */
+	uint64_t read_before;	/* compressed bytes of the inputs before */
 	int over_budget;	/* def_bytes would pass the limit */
 	const char *bad_why;	/* why a definition was refused, or NULL */
 	uint64_t bad_id, bad_arg;	/* the two numbers bad_why prints */
