@@ -136,14 +136,19 @@ reader_deftab_set(struct stream_reader *r, struct deftab *t, uint64_t id,
 		t->cap = cap;
 	}
 	t->items[id] = item;
+	if (id >= t->hi)
+		t->hi = id + 1;
 	return 0;
 }
 
 static void
 deftab_clear(struct deftab *t)
 {
+	/* Only what was set: a small section after a large one (a profile
+	   after its trace) would clear the large one's table again. */
 	if (t->items != NULL)
-		memset(t->items, 0, t->cap * sizeof(*t->items));
+		memset(t->items, 0, t->hi * sizeof(*t->items));
+	t->hi = 0;
 }
 
 /*
@@ -223,14 +228,38 @@ reader_set_why(struct stream_reader *r)
 		strcat(r->why, ": ");
 }
 
+/*
+ * Empties the set of texts: slot by slot when the section used few of
+ * them (a profile after a trace whose strings made the set large), all
+ * at once else.  Strings must still be the section's.
+ */
+static void
+strset_clear(struct stream_reader *r)
+{
+	struct strset *t = &r->strset;
+	size_t i, mask = t->nslots - 1;
+	uint32_t k;
+
+	if (t->slots == NULL)
+		return;
+	if (t->count * 16 >= t->nslots)
+		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	else
+		for (k = 1; k <= t->count; k++) {
+			i = intern_hash(deftab_get(&r->strings, k),
+			    t->lens[k]) & mask;
+			while (t->slots[i] != k)
+				i = (i + 1) & mask;
+			t->slots[i] = 0;
+		}
+	t->count = 0;
+}
+
 void
 reader_section_reset(struct stream_reader *r)
 {
+	strset_clear(r);	/* before the strings' texts are freed */
 	arena_free(r);
-	if (r->strset.slots != NULL)
-		memset(r->strset.slots, 0, r->strset.nslots *
-		    sizeof(*r->strset.slots));
-	r->strset.count = 0;
 	/* The tables keep their size; what they take stays accounted. */
 	r->def_bytes = (r->strings.cap + r->classes.cap + r->processes.cap +
 	    r->threads.cap + r->images.cap + r->stacks.cap + r->schemas.cap) *

@@ -33,6 +33,7 @@ struct arena_chunk {
 struct deftab {
 	void **items;
 	size_t cap;
+	size_t hi;		/* above the highest id set since cleared */
 };
 
 /* The texts of the section's strings, to refuse a second copy of one. */
