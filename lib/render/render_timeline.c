@@ -50,12 +50,12 @@ enum { ST_RUNNING, ST_READY, ST_WAITING, ST_MIXED };
 
 /* The columns read, by name (etlagg(1), timeline). */
 enum {
-	C_PROCESS, C_PID, C_TID, C_TSTART, C_STATE, C_START, C_END,
+	C_PROCESS, C_PID, C_TID, C_STATE, C_START, C_END,
 	C_OUT_STATE, C_REASON, C_RTID, C_RPID, C_RIMAGE, C_KIND, C_SAMPLES,
 	C_STACK, C_COMMIT, C_QUERY, C_DEPTH, NCOLS
 };
 static const char *const col_names[NCOLS] = {
-	"process", "pid", "tid", "thread_start", "state", "start", "end",
+	"process", "pid", "tid", "state", "start", "end",
 	"out_state", "wait_reason", "readying_tid", "readying_pid",
 	"readying_image", "kind", "samples", "stack", "commit_bytes",
 	"query", "query_depth"
@@ -341,6 +341,20 @@ add_seg(struct render *rd, struct lane *l, const struct seg *s)
 		merge_more(rd);
 }
 
+/* A state's number by its name (etlagg(1), timeline); waiting if other. */
+static uint8_t
+state_of(const struct value *st)
+{
+	static const char *const names[] = { "running", "ready" };
+	uint8_t i;
+
+	for (i = 0; i < 2; i++)
+		if (st->v.s.len == strlen(names[i]) &&
+		    memcmp(st->v.s.ptr, names[i], st->v.s.len) == 0)
+			return i;
+	return ST_WAITING;
+}
+
 static void
 state_row(struct render *rd, const struct stream_row *row)
 {
@@ -357,10 +371,7 @@ state_row(struct render *rd, const struct stream_row *row)
 	s.to = cell_int(rd, row, C_END, s.from);
 	if (s.to < s.from)
 		return;
-	s.state = st->v.s.len > 0 && st->v.s.ptr[0] == 'r' ?
-	    (st->v.s.len == 4 + 3 ? ST_RUNNING : ST_READY) : ST_WAITING;
-	if (st->v.s.len == 5 && memcmp(st->v.s.ptr, "ready", 5) == 0)
-		s.state = ST_READY;
+	s.state = state_of(st);
 	s.ns[s.state] = (uint64_t)(s.to - s.from);
 	if (s.state != ST_RUNNING) {
 		if ((s.reason = cell_text(rd, row, C_REASON)) == 0)
